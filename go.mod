@@ -1,0 +1,3 @@
+module nothanks
+
+go 1.26.8

@@ -1,0 +1,316 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// ActionKind is what a player does on their turn.
+type ActionKind string
+
+const (
+	// Pass puts one of the player's tokens on the active card ("No thanks!").
+	Pass ActionKind = "pass"
+	// Take takes the active card and every token on it.
+	Take ActionKind = "take"
+	// LayTiger lays the player's Hidden Tiger in their play area (variant).
+	LayTiger ActionKind = "tiger"
+)
+
+// Action is one player's decision.
+type Action struct {
+	Seat int        `json:"seat"`
+	Kind ActionKind `json:"kind"`
+	// Timeout marks an action the server took for a player whose time ran out.
+	Timeout bool `json:"timeout,omitempty"`
+}
+
+type player struct {
+	cards       CardSet
+	tokens      int
+	tigerHeld   bool
+	tigerPlayed bool
+}
+
+// RoundResult is a scored round. It is public: removed cards and token
+// counts are revealed once the round is over.
+type RoundResult struct {
+	Round      int     `json:"round"`
+	Removed    []int   `json:"removed"`
+	Cards      [][]int `json:"cards"`
+	Tokens     []int   `json:"tokens"`
+	CardPoints []int   `json:"card_points"`
+	// Tiger is the card each player's laid Tiger stood for (0: none).
+	Tiger  []int `json:"tiger,omitempty"`
+	Scores []int `json:"scores"`
+}
+
+// Game is the whole state of a game, hidden parts included. Only Apply
+// changes it; what a player may see of it is View.
+type Game struct {
+	opts     Options
+	setup    Setup
+	round    int   // index of the round in play, or of the last round when finished
+	deck     []int // face-down cards still to come, next first
+	active   int   // the active card; 0 once the game is over
+	pot      int   // tokens on the active card
+	turn     int   // seat to decide
+	players  []player
+	results  []RoundResult
+	events   []Event
+	version  int
+	finished bool
+}
+
+// New starts a game whose chance is drawn from seed.
+func New(o Options, seed uint64) (*Game, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return NewFromSetup(o, SetupFromSeed(o, seed))
+}
+
+// NewFromSetup starts a game with explicit deals, as tests and replays do.
+func NewFromSetup(o Options, s Setup) (*Game, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if s.FirstSeat < 0 || s.FirstSeat >= o.Players {
+		return nil, fmt.Errorf("engine: first seat %d is not at a table of %d", s.FirstSeat, o.Players)
+	}
+	if len(s.Deals) != o.Rounds {
+		return nil, fmt.Errorf("engine: %d deals for %d rounds", len(s.Deals), o.Rounds)
+	}
+	for i, d := range s.Deals {
+		if err := d.check(o.Variant); err != nil {
+			return nil, fmt.Errorf("round %d: %w", i+1, err)
+		}
+	}
+	g := &Game{opts: o, setup: s, players: make([]player, o.Players)}
+	g.startRound(0)
+	return g, nil
+}
+
+// Replay rebuilds a game from its setup and the actions applied so far.
+func Replay(o Options, s Setup, actions []Action) (*Game, error) {
+	g, err := NewFromSetup(o, s)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range actions {
+		if err := g.Apply(a); err != nil {
+			return nil, fmt.Errorf("engine: replay action %d (%s by seat %d): %w", i+1, a.Kind, a.Seat, err)
+		}
+	}
+	return g, nil
+}
+
+func (g *Game) startRound(r int) {
+	g.round = r
+	deal := g.setup.Deals[r]
+	g.active = deal.Deck[0]
+	g.deck = deal.Deck[1:]
+	g.pot = 0
+	g.turn = (g.setup.FirstSeat + r) % g.opts.Players
+	for i := range g.players {
+		g.players[i] = player{tokens: g.opts.StartingTokens(), tigerHeld: g.opts.HiddenTiger}
+	}
+	g.log(Event{Kind: EventRoundStart, Seat: g.turn, Card: g.active})
+}
+
+// Apply carries out one action. An illegal action returns a *RuleError and
+// changes nothing.
+func (g *Game) Apply(a Action) error {
+	if err := g.check(a); err != nil {
+		return err
+	}
+	p := &g.players[a.Seat]
+	switch a.Kind {
+	case Pass:
+		g.log(Event{Kind: EventPass, Seat: a.Seat, Card: g.active, Tokens: g.pot, Timeout: a.Timeout})
+		p.tokens--
+		g.pot++
+		g.turn = (g.turn + 1) % g.opts.Players
+	case Take:
+		g.log(Event{Kind: EventTake, Seat: a.Seat, Card: g.active, Tokens: g.pot, Timeout: a.Timeout})
+		p.cards = p.cards.With(g.active)
+		p.tokens += g.pot
+		g.pot = 0
+		if len(g.deck) == 0 {
+			g.version++
+			g.endRound()
+			return nil
+		}
+		g.active, g.deck = g.deck[0], g.deck[1:]
+		g.log(Event{Kind: EventFlip, Seat: a.Seat, Card: g.active})
+	case LayTiger:
+		g.log(Event{Kind: EventTiger, Seat: a.Seat, Card: g.active, Tokens: g.pot, Timeout: a.Timeout})
+		p.tigerHeld, p.tigerPlayed = false, true
+	}
+	g.version++
+	return nil
+}
+
+// check returns why a is illegal now, or nil.
+func (g *Game) check(a Action) error {
+	switch {
+	case g.finished:
+		return ErrGameOver
+	case a.Seat < 0 || a.Seat >= len(g.players):
+		return ErrUnknownSeat
+	case a.Kind != Pass && a.Kind != Take && a.Kind != LayTiger:
+		return ErrUnknownAction
+	case a.Seat != g.turn:
+		return ErrNotYourTurn
+	case a.Kind == Pass && g.players[a.Seat].tokens == 0:
+		return ErrNoTokens
+	case a.Kind == LayTiger && !g.opts.HiddenTiger:
+		return ErrNoTiger
+	case a.Kind == LayTiger && !g.players[a.Seat].tigerHeld:
+		return ErrTigerPlayed
+	}
+	return nil
+}
+
+// Legal lists what seat may do now: nothing unless it is that seat's turn.
+func (g *Game) Legal(seat int) []ActionKind {
+	var out []ActionKind
+	for _, k := range []ActionKind{Take, Pass, LayTiger} {
+		if g.check(Action{Seat: seat, Kind: k}) == nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (g *Game) endRound() {
+	n := len(g.players)
+	res := RoundResult{
+		Round:      g.round + 1,
+		Removed:    slices.Clone(g.setup.Deals[g.round].Removed),
+		Cards:      make([][]int, n),
+		Tokens:     make([]int, n),
+		CardPoints: make([]int, n),
+		Scores:     make([]int, n),
+	}
+	if g.opts.HiddenTiger {
+		res.Tiger = make([]int, n)
+	}
+	for i, p := range g.players {
+		cards := p.cards
+		res.Cards[i] = cards.Cards()
+		if p.tigerPlayed {
+			res.Tiger[i] = TigerCard(cards)
+			if res.Tiger[i] != 0 {
+				cards = cards.With(res.Tiger[i])
+			}
+		}
+		res.Tokens[i] = p.tokens
+		res.CardPoints[i] = cards.Points()
+		res.Scores[i] = res.CardPoints[i] - p.tokens
+	}
+	g.results = append(g.results, res)
+	g.active = 0
+	g.log(Event{Kind: EventRoundEnd, Seat: -1})
+	if g.round+1 == g.opts.Rounds {
+		g.finished = true
+		g.turn = -1
+		g.log(Event{Kind: EventGameEnd, Seat: -1})
+		return
+	}
+	g.startRound(g.round + 1)
+}
+
+// TigerCard is the card a laid Tiger stands for in a play area: the missing
+// value that lowers the card points most (the lowest such value on a tie),
+// or 0 when no value would lower them, in which case the Tiger counts
+// nothing.
+func TigerCard(cards CardSet) int {
+	best, bestPoints := 0, cards.Points()
+	for c := MinCard; c <= MaxCard; c++ {
+		if cards.Has(c) {
+			continue
+		}
+		if p := cards.With(c).Points(); p < bestPoints {
+			best, bestPoints = c, p
+		}
+	}
+	return best
+}
+
+// Options returns the game's options.
+func (g *Game) Options() Options { return g.opts }
+
+// Version counts the actions applied; a client acts on the version it saw.
+func (g *Game) Version() int { return g.version }
+
+// Finished reports whether the last round has been scored.
+func (g *Game) Finished() bool { return g.finished }
+
+// Turn is the seat to decide, or -1 once the game is over.
+func (g *Game) Turn() int { return g.turn }
+
+// Round is the round in play, counted from 1 (the last round once over).
+func (g *Game) Round() int { return g.round + 1 }
+
+// ActiveCard is the face-up card, or 0 once the game is over.
+func (g *Game) ActiveCard() int { return g.active }
+
+// Pot is the number of tokens on the active card.
+func (g *Game) Pot() int { return g.pot }
+
+// DeckLeft is the number of face-down cards still to come.
+func (g *Game) DeckLeft() int { return len(g.deck) }
+
+// Tokens is the true token count of a seat: hidden information, for the
+// server's own use (bots get a View).
+func (g *Game) Tokens(seat int) int { return g.players[seat].tokens }
+
+// Cards lists a seat's cards in the round in play, lowest first.
+func (g *Game) Cards(seat int) []int { return g.players[seat].cards.Cards() }
+
+// Results lists the scored rounds.
+func (g *Game) Results() []RoundResult { return g.results }
+
+// Events is the public event log, oldest first. Callers must not modify it.
+func (g *Game) Events() []Event { return g.events }
+
+// Totals is each seat's cumulative score over the scored rounds.
+func (g *Game) Totals() []int {
+	totals := make([]int, len(g.players))
+	for _, r := range g.results {
+		for i, s := range r.Scores {
+			totals[i] += s
+		}
+	}
+	return totals
+}
+
+// Placings ranks seats by total, lowest first; equal totals share a placing
+// and the next total takes the next placing (21, 21, 30 place 1, 1, 2).
+func Placings(totals []int) []int {
+	distinct := slices.Clone(totals)
+	slices.Sort(distinct)
+	distinct = slices.Compact(distinct)
+	out := make([]int, len(totals))
+	for i, t := range totals {
+		idx, _ := slices.BinarySearch(distinct, t)
+		out[i] = idx + 1
+	}
+	return out
+}
+
+// Clone returns a deep copy of the game.
+func (g *Game) Clone() *Game {
+	c := *g
+	c.players = slices.Clone(g.players)
+	c.events = slices.Clone(g.events)
+	c.results = slices.Clone(g.results)
+	return &c
+}
+
+func (g *Game) log(e Event) {
+	e.Seq = len(g.events) + 1
+	e.Round = g.round + 1
+	g.events = append(g.events, e)
+}

@@ -1,0 +1,103 @@
+package engine
+
+import "slices"
+
+// Spectator is the viewer of a View who holds no seat.
+const Spectator = -1
+
+// View is what one viewer may see of a game: the projection. It never holds
+// the order of the deck, the cards removed from a round still in play, or a
+// token count of any seat but the viewer's own (unless the game is played
+// with open tokens); scored rounds reveal both in Results.
+type View struct {
+	Viewer         int           `json:"viewer"`
+	Options        Options       `json:"options"`
+	Version        int           `json:"version"`
+	Round          int           `json:"round"`
+	Finished       bool          `json:"finished"`
+	StartingTokens int           `json:"starting_tokens"`
+	ActiveCard     int           `json:"active_card"`
+	Pot            int           `json:"pot"`
+	DeckLeft       int           `json:"deck_left"`
+	Turn           int           `json:"turn"`
+	Seats          []SeatView    `json:"seats"`
+	Legal          []ActionKind  `json:"legal"`
+	Results        []RoundResult `json:"results"`
+	Totals         []int         `json:"totals"`
+	// Placings is set once the game is over.
+	Placings []int   `json:"placings,omitempty"`
+	Events   []Event `json:"events"`
+}
+
+// SeatView is one seat as the viewer sees it.
+type SeatView struct {
+	Seat       int     `json:"seat"`
+	Cards      []int   `json:"cards"`
+	Runs       [][]int `json:"runs"`
+	CardPoints int     `json:"card_points"`
+	// Tokens is nil when the viewer may not see the count.
+	Tokens      *int `json:"tokens"`
+	TigerHeld   bool `json:"tiger_held,omitempty"`
+	TigerPlayed bool `json:"tiger_played,omitempty"`
+}
+
+// View projects the game for viewer: a seat number, or Spectator.
+func (g *Game) View(viewer int) View {
+	if viewer < 0 || viewer >= len(g.players) {
+		viewer = Spectator
+	}
+	v := View{
+		Viewer:         viewer,
+		Options:        g.opts,
+		Version:        g.version,
+		Round:          g.round + 1,
+		Finished:       g.finished,
+		StartingTokens: g.opts.StartingTokens(),
+		ActiveCard:     g.active,
+		Pot:            g.pot,
+		DeckLeft:       len(g.deck),
+		Turn:           g.turn,
+		Seats:          make([]SeatView, len(g.players)),
+		Results:        slices.Clone(g.results),
+		Totals:         g.Totals(),
+		Events:         slices.Clone(g.events),
+	}
+	for i, p := range g.players {
+		cards := p.cards.Cards()
+		sv := SeatView{
+			Seat:        i,
+			Cards:       cards,
+			Runs:        Runs(cards),
+			CardPoints:  p.cards.Points(),
+			TigerHeld:   p.tigerHeld,
+			TigerPlayed: p.tigerPlayed,
+		}
+		if i == viewer || g.opts.OpenTokens {
+			t := p.tokens
+			sv.Tokens = &t
+		}
+		v.Seats[i] = sv
+	}
+	if viewer != Spectator {
+		v.Legal = g.Legal(viewer)
+	}
+	if g.finished {
+		v.Placings = Placings(v.Totals)
+	}
+	return v
+}
+
+// Seen is every card the viewer knows the place of in the round in play:
+// cards in play areas and the active card (and, in the Amigo and Tactical
+// variants, the cards always removed). The rest are the deck or removed,
+// indistinguishably.
+func (v View) Seen() CardSet {
+	var s CardSet
+	for _, sv := range v.Seats {
+		s |= SetOf(sv.Cards...)
+	}
+	if v.ActiveCard != 0 {
+		s = s.With(v.ActiveCard)
+	}
+	return s | SetOf(v.Options.Variant.FixedRemoved()...)
+}
