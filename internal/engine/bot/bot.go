@@ -1,0 +1,141 @@
+// Package bot plays No Thanks! seats. A bot decides only from the View its
+// seat is given, never from the hidden state of the game: it knows what a
+// player at the table with a perfect memory would know.
+//
+// Like the engine, it imports the standard library and the engine only.
+package bot
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"nothanks/internal/engine"
+)
+
+// Level names a bot's strength.
+type Level string
+
+const (
+	Random    Level = "random"
+	Heuristic Level = "heuristic"
+	Strong    Level = "strong"
+)
+
+// Levels lists the levels, weakest first.
+var Levels = []Level{Random, Heuristic, Strong}
+
+// Label is the level's name for players.
+func (l Level) Label() string {
+	switch l {
+	case Random:
+		return "Beginner bot (random)"
+	case Heuristic:
+		return "Club bot (heuristic)"
+	case Strong:
+		return "Expert bot (search)"
+	}
+	return string(l)
+}
+
+// Bot chooses an action for the seat that a View belongs to.
+type Bot interface {
+	// Decide returns one of v.Legal. v must be the view of the seat to act.
+	Decide(v engine.View, rng *rand.Rand) engine.ActionKind
+}
+
+// New returns a bot of the given level.
+func New(l Level) (Bot, error) {
+	switch l {
+	case Random:
+		return RandomBot{}, nil
+	case Heuristic:
+		return HeuristicBot{}, nil
+	case Strong:
+		return NewSearchBot(DefaultIterations), nil
+	}
+	return nil, fmt.Errorf("bot: unknown level %q", l)
+}
+
+// RandomBot picks any legal action with equal chance.
+type RandomBot struct{}
+
+func (RandomBot) Decide(v engine.View, rng *rand.Rand) engine.ActionKind {
+	return v.Legal[rng.IntN(len(v.Legal))]
+}
+
+// HeuristicBot takes a card when what it costs in card points, less the
+// tokens on it, is small; the fewer tokens it holds the more it accepts.
+type HeuristicBot struct{}
+
+func (HeuristicBot) Decide(v engine.View, _ *rand.Rand) engine.ActionKind {
+	if len(v.Legal) == 1 {
+		return v.Legal[0]
+	}
+	if slices.Contains(v.Legal, engine.LayTiger) {
+		return engine.LayTiger // a laid Tiger never costs points
+	}
+	me := v.Seats[v.Viewer]
+	tokens := 0
+	if me.Tokens != nil {
+		tokens = *me.Tokens
+	}
+	if takeByRule(engine.SetOf(me.Cards...), tokens, v.ActiveCard, v.Pot, 0) {
+		return engine.Take
+	}
+	return engine.Pass
+}
+
+// takeByRule is the heuristic's rule, shared with the search bot's
+// playouts (which add noise so that playouts differ).
+func takeByRule(cards engine.CardSet, tokens, card, pot, noise int) bool {
+	if tokens == 0 {
+		return true
+	}
+	net := cards.Cost(card) - pot
+	return net <= acceptable(tokens)+noise
+}
+
+// acceptable is how many points net a card may cost before it is taken:
+// with a full hand of tokens, only a card that pays for itself; with few
+// left, a passing now costs options later, so more.
+func acceptable(tokens int) int {
+	switch {
+	case tokens >= 9:
+		return 0
+	case tokens >= 6:
+		return 2
+	case tokens >= 3:
+		return 5
+	default:
+		return 9
+	}
+}
+
+// Tokens returns every seat's token count as the viewer can know it: its own
+// (and, with open tokens, everyone's) from the view, the others counted from
+// the public log of the round in play, as a player with a perfect memory
+// would.
+func Tokens(v engine.View) []int {
+	out := make([]int, len(v.Seats))
+	for i := range out {
+		out[i] = v.StartingTokens
+	}
+	for _, e := range v.Events {
+		if e.Round != v.Round {
+			continue
+		}
+		switch e.Kind {
+		case engine.EventPass:
+			out[e.Seat]--
+		case engine.EventTake:
+			out[e.Seat] += e.Tokens
+		}
+	}
+	for i, s := range v.Seats {
+		if s.Tokens != nil {
+			out[i] = *s.Tokens
+		}
+	}
+	return out
+}

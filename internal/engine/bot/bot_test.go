@@ -1,0 +1,144 @@
+package bot
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"nothanks/internal/engine"
+)
+
+func TestBotsPlayOnlyLegalActions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, level := range Levels {
+		t.Run(string(level), func(t *testing.T) {
+			b, err := New(level)
+			if level == Strong {
+				b = NewSearchBot(50)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 40 {
+				o := engine.Options{Players: 3 + i%5, Rounds: 2, Variant: engine.Standard, HiddenTiger: i%3 == 0, OpenTokens: i%4 == 0}
+				g, err := engine.New(o, uint64(i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for !g.Finished() {
+					v := g.View(g.Turn())
+					kind := b.Decide(v, rng)
+					if !slices.Contains(v.Legal, kind) {
+						t.Fatalf("%s chose %q, legal %v", level, kind, v.Legal)
+					}
+					if err := g.Apply(engine.Action{Seat: g.Turn(), Kind: kind}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+	if _, err := New("grandmaster"); err == nil {
+		t.Error("New accepted an unknown level")
+	}
+}
+
+func TestTokensCountedFromTheLogMatchTheTruth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for i := range 200 {
+		o := engine.Options{Players: 3 + i%5, Rounds: 3, Variant: engine.Standard}
+		g, _ := engine.New(o, uint64(i))
+		for !g.Finished() {
+			viewer := rng.IntN(o.Players)
+			got := Tokens(g.View(viewer))
+			for s := range o.Players {
+				if got[s] != g.Tokens(s) {
+					t.Fatalf("game %d: seat %d counted %d tokens, holds %d", i, s, got[s], g.Tokens(s))
+				}
+			}
+			legal := g.Legal(g.Turn())
+			_ = g.Apply(engine.Action{Seat: g.Turn(), Kind: legal[rng.IntN(len(legal))]})
+		}
+	}
+}
+
+func TestHeuristicRule(t *testing.T) {
+	tests := []struct {
+		name   string
+		cards  []int
+		tokens int
+		card   int
+		pot    int
+		want   bool
+	}{
+		{"TakesWhenNoTokens", nil, 0, 35, 0, true},
+		{"PassesHighCardWithFullHand", nil, 11, 35, 0, false},
+		{"TakesHighCardThatPaysForItself", nil, 11, 20, 20, true},
+		{"TakesCardThatExtendsRunUpwards", []int{21}, 11, 22, 0, true},
+		{"TakesCardThatJoinsRuns", []int{20, 22}, 11, 21, 0, true},
+		{"AcceptsMoreWithFewTokens", nil, 2, 12, 4, true},
+		{"RefusesSameWithManyTokens", nil, 11, 12, 4, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := takeByRule(engine.SetOf(tt.cards...), tt.tokens, tt.card, tt.pot, 0); got != tt.want {
+				t.Errorf("take = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHeuristicBeatsRandom(t *testing.T) {
+	standings, err := Tournament{
+		Names: []string{"heuristic", "random", "random"}, Bots: []Bot{HeuristicBot{}, RandomBot{}, RandomBot{}},
+		Options: engine.Options{Rounds: 1, Variant: engine.Standard}, Deals: 200, Seed: 11,
+	}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, r := standings[0], standings[1]
+	if h.WinShare-h.WinCI <= 1.0/3 || h.MeanScore+h.ScoreCI >= r.MeanScore-r.ScoreCI {
+		t.Errorf("heuristic does not clearly beat random: %+v vs %+v", h, r)
+	}
+}
+
+// TestStrongBeatsHeuristic is the quick version of the 2,000-game tournament
+// in the README (go run ./cmd/tournament): fewer games and iterations, same
+// demand that the strong bot wins well above parity.
+func TestStrongBeatsHeuristic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays 90 search-bot games")
+	}
+	standings, err := Tournament{
+		Names: []string{"strong", "heuristic", "heuristic"}, Bots: []Bot{NewSearchBot(600), HeuristicBot{}, HeuristicBot{}},
+		Options: engine.Options{Rounds: 1, Variant: engine.Standard}, Deals: 30, Seed: 5,
+	}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, h := standings[0], standings[1]
+	if s.WinShare-s.WinCI <= 1.0/3 || s.MeanScore >= h.MeanScore {
+		t.Errorf("strong does not clearly beat heuristic: %+v vs %+v", s, h)
+	}
+}
+
+// BenchmarkStrongDecision measures one strong-bot decision at the default
+// effort, at the first decision of a 4-player round (the widest search).
+func BenchmarkStrongDecision(b *testing.B) {
+	g, _ := engine.New(engine.DefaultOptions(4), 9)
+	v := g.View(g.Turn())
+	bot := NewSearchBot(DefaultIterations)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for b.Loop() {
+		bot.Decide(v, rng)
+	}
+}
+
+func BenchmarkHeuristicDecision(b *testing.B) {
+	g, _ := engine.New(engine.DefaultOptions(4), 9)
+	v := g.View(g.Turn())
+	rng := rand.New(rand.NewPCG(1, 2))
+	for b.Loop() {
+		HeuristicBot{}.Decide(v, rng)
+	}
+}
