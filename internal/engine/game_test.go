@@ -166,7 +166,7 @@ func TestRoundEndsWhenLastCardTaken(t *testing.T) {
 	if g.Finished() || g.DeckLeft() != 0 || g.ActiveCard() != 26 {
 		t.Fatalf("before the last take: finished %v, deck %d, active %d", g.Finished(), g.DeckLeft(), g.ActiveCard())
 	}
-	mustApply(t, g, Action{Seat: 1 - 1, Kind: Pass}, Action{Seat: 1, Kind: Pass}, Action{Seat: 2, Kind: Take})
+	mustApply(t, g, Action{Seat: 0, Kind: Pass}, Action{Seat: 1, Kind: Pass}, Action{Seat: 2, Kind: Take})
 	if !g.Finished() {
 		t.Fatal("the game is not over after the last card was taken")
 	}

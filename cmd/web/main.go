@@ -1,0 +1,110 @@
+// Command web serves the No Thanks! site. It only wires: configuration from
+// the environment, the database pool and migrations, the services, the HTTP
+// server and a graceful shutdown.
+//
+//	web          run the server (applies migrations first)
+//	web migrate  apply migrations and exit
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"nothanks/internal/app"
+	"nothanks/internal/clock"
+	"nothanks/internal/config"
+	"nothanks/internal/db"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "nothanks:", err)
+		os.Exit(1)
+	}
+}
+
+// run starts the server and blocks until ctx is done, then shuts down.
+// Tests call it with their own environment and read the URL from stdout.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	slog.SetDefault(logger)
+
+	command := "serve"
+	if len(args) > 0 {
+		command = args[0]
+	}
+	if command != "serve" && command != "migrate" {
+		return fmt.Errorf("unknown command %q (want: serve or migrate)", command)
+	}
+
+	store, err := db.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx); err != nil {
+		return err
+	}
+	if command == "migrate" {
+		fmt.Fprintln(stdout, "migrations applied")
+		return nil
+	}
+
+	a, err := app.New(ctx, cfg, store, clock.Real{}, logger)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (set ADDR to a free address)", cfg.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           a.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No WriteTimeout: event streams stay open. Other requests get a
+		// deadline through their context (REQUEST_TIMEOUT).
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	url := cfg.BaseURL.String()
+	if getenv("BASE_URL") == "" {
+		url = "http://" + ln.Addr().String()
+	}
+	logger.Info("listening", "addr", ln.Addr().String(), "url", url)
+	fmt.Fprintf(stdout, "No Thanks! is running: open %s\n", url)
+
+	srv.RegisterOnShutdown(a.Shutdown)
+	jobsCtx, stopJobs := context.WithCancel(ctx)
+	defer stopJobs()
+	go a.Run(jobsCtx)
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}

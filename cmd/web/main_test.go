@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"nothanks/internal/db/dbtest"
+)
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestRunServesAndShutsDown(t *testing.T) {
+	_, dbURL := dbtest.NewWithURL(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, nil, env(map[string]string{"DATABASE_URL": dbURL, "ADDR": "127.0.0.1:0"}), pw)
+		pw.Close()
+	}()
+	url := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`open (http://\S+)`)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				url <- m[1]
+			}
+		}
+	}()
+	var base string
+	select {
+	case base = <-url:
+	case err := <-done:
+		t.Fatalf("run ended early: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not say where it listens")
+	}
+	res, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("healthz: %d", res.StatusCode)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run after shutdown: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not return after the context ended")
+	}
+}
+
+func TestRunCreatesMissingDatabaseAndMigrates(t *testing.T) {
+	name := fmt.Sprintf("nt_test_create_%d", time.Now().UnixNano())
+	dbURL := strings.Replace(dbtest.ServerURL(), "/postgres?", "/"+name+"?", 1)
+	if dbURL == dbtest.ServerURL() {
+		t.Skip("TEST_DATABASE_URL is not of the form .../postgres?...")
+	}
+	t.Cleanup(func() {
+		admin, err := sqlx.Connect("postgres", dbtest.ServerURL())
+		if err == nil {
+			admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+			admin.Close()
+		}
+	})
+	var out strings.Builder
+	if err := run(context.Background(), []string{"migrate"}, env(map[string]string{"DATABASE_URL": dbURL}), &out); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	if !strings.Contains(out.String(), "migrations applied") {
+		t.Errorf("output: %s", out.String())
+	}
+	conn, err := sqlx.Connect("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var n int
+	if err := conn.Get(&n, `SELECT count(*) FROM users`); err != nil {
+		t.Errorf("users table after migrate: %v", err)
+	}
+}
+
+func TestRunExplainsUnreachableDatabase(t *testing.T) {
+	err := run(context.Background(), nil, env(map[string]string{"DATABASE_URL": "postgres://postgres:secret@127.0.0.1:1/nothanks?sslmode=disable"}), io.Discard)
+	if err == nil {
+		t.Fatal("run with no Postgres returned nil")
+	}
+	msg := err.Error()
+	for _, want := range []string{"cannot reach Postgres", "127.0.0.1:1", "DATABASE_URL", "docker compose up -d db"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not mention %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "secret") {
+		t.Errorf("error shows the password: %q", msg)
+	}
+	if strings.Count(msg, "\n") > 0 {
+		t.Errorf("error is more than one line: %q", msg)
+	}
+}
+
+func TestRunRejectsBadConfig(t *testing.T) {
+	tests := map[string]map[string]string{
+		"ErrBaseURL":       {"BASE_URL": "ftp://x"},
+		"ErrShortSecret":   {"SESSION_SECRET": "short"},
+		"ErrProxies":       {"TRUSTED_PROXIES": "not-an-ip"},
+		"ErrUnknownComand": {},
+	}
+	for name, vars := range tests {
+		t.Run(name, func(t *testing.T) {
+			args := []string{}
+			if name == "ErrUnknownComand" {
+				args = []string{"frobnicate"}
+			}
+			if err := run(context.Background(), args, env(vars), io.Discard); err == nil {
+				t.Error("run accepted it")
+			}
+		})
+	}
+}

@@ -1,0 +1,371 @@
+// Package accounts is the use cases of user accounts: register, log in with
+// throttling, change password and email. HTML handlers and the JSON API
+// both call it. It imports the db package, never the web layers.
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/clock"
+	"nothanks/internal/db"
+)
+
+// Store is what the service needs of the database.
+type Store interface {
+	CreateUser(ctx context.Context, username, email, passwordHash string, now time.Time) (db.User, error)
+	UserByID(ctx context.Context, id int64) (db.User, error)
+	UserByName(ctx context.Context, name string) (db.User, error)
+	UserByLogin(ctx context.Context, login string) (db.User, error)
+	UpdatePassword(ctx context.Context, id int64, hash string) error
+	UpdateEmail(ctx context.Context, id int64, email string) error
+	RecordLoginFailure(ctx context.Context, at time.Time, keys ...string) error
+	LoginFailures(ctx context.Context, key string, since time.Time) (int, time.Time, error)
+	ClearLoginFailures(ctx context.Context, key string) error
+	DeleteOldLoginFailures(ctx context.Context, before time.Time) error
+}
+
+// Throttling of log-ins: failures counted over a window, per account (or
+// per name tried, for names that match no account) and per client IP.
+const (
+	FailureWindow      = 15 * time.Minute
+	MaxAccountFailures = 5
+	MaxIPFailures      = 30
+)
+
+// Limits on input.
+const (
+	MinUsername    = 3
+	MaxUsername    = 20
+	MinPassword    = 8
+	MaxPassword    = 1024 // bytes; far above any real password, below a denial of service
+	MaxEmailLength = 254
+)
+
+// Service is the accounts use cases.
+type Service struct {
+	store    Store
+	sessions SessionStore
+	clock    clock.Clock
+	// dummyHash is checked when a log-in names no account, so that such a
+	// log-in takes as long as a wrong password.
+	dummyHash string
+}
+
+// New returns the service.
+func New(store Store, sessions SessionStore, clk clock.Clock) (*Service, error) {
+	dummy, err := HashPassword("not a password of anyone")
+	if err != nil {
+		return nil, err
+	}
+	return &Service{store: store, sessions: sessions, clock: clk, dummyHash: dummy}, nil
+}
+
+// RegisterInput is the registration form.
+type RegisterInput struct {
+	Username string `form:"username" json:"username"`
+	Email    string `form:"email" json:"email"`
+	Password string `form:"password" json:"password"`
+	Confirm  string `form:"confirm" json:"confirm"`
+}
+
+// Normalize trims the fields that may be trimmed (never the password).
+func (in *RegisterInput) Normalize() {
+	in.Username = strings.TrimSpace(in.Username)
+	in.Email = strings.TrimSpace(in.Email)
+}
+
+// Validate checks the form without the database.
+func (in RegisterInput) Validate() apperr.FieldErrors {
+	f := apperr.FieldErrors{}
+	if msg := checkUsername(in.Username); msg != "" {
+		f.Add("username", msg)
+	}
+	if msg := checkEmail(in.Email); msg != "" {
+		f.Add("email", msg)
+	}
+	if msg := checkPassword(in.Password); msg != "" {
+		f.Add("password", msg)
+	}
+	if in.Confirm != in.Password {
+		f.Add("confirm", "The two passwords differ.")
+	}
+	return f
+}
+
+func checkUsername(name string) string {
+	n := utf8.RuneCountInString(name)
+	if n < MinUsername || n > MaxUsername {
+		return fmt.Sprintf("A username has %d to %d characters.", MinUsername, MaxUsername)
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || (i > 0 && (r == '_' || r == '-'))
+		if !ok {
+			return "Use letters, digits, _ and - only, starting with a letter or digit."
+		}
+	}
+	return ""
+}
+
+func checkEmail(email string) string {
+	if email == "" {
+		return "Enter your email address."
+	}
+	addr, err := mail.ParseAddress(email)
+	if err != nil || addr.Address != email || len(email) > MaxEmailLength || !strings.Contains(email[strings.LastIndex(email, "@")+1:], ".") {
+		return "That does not look like an email address (name@example.com)."
+	}
+	return ""
+}
+
+func checkPassword(pw string) string {
+	if utf8.RuneCountInString(pw) < MinPassword {
+		return fmt.Sprintf("A password has at least %d characters.", MinPassword)
+	}
+	if len(pw) > MaxPassword {
+		return fmt.Sprintf("A password has at most %d bytes.", MaxPassword)
+	}
+	return ""
+}
+
+// Register creates an account.
+func (s *Service) Register(ctx context.Context, in RegisterInput) (db.User, error) {
+	in.Normalize()
+	fields := in.Validate()
+	if err := fields.Err(); err != nil {
+		return db.User{}, err
+	}
+	hash, err := HashPassword(in.Password)
+	if err != nil {
+		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not hash the password")
+	}
+	u, err := s.store.CreateUser(ctx, in.Username, in.Email, hash, s.clock.Now())
+	switch {
+	case errors.Is(err, db.ErrUsernameTaken):
+		fields.Add("username", "That username is taken.")
+		return db.User{}, fields.Err()
+	case errors.Is(err, db.ErrEmailTaken):
+		fields.Add("email", "An account with that email exists already. Log in instead?")
+		return db.User{}, fields.Err()
+	case err != nil:
+		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not create the account")
+	}
+	return u, nil
+}
+
+// LoginInput is the log-in form.
+type LoginInput struct {
+	Login    string `form:"login" json:"login"`
+	Password string `form:"password" json:"password"`
+}
+
+// ErrBadCredentials is the one answer to a wrong name or wrong password.
+var ErrBadCredentials = apperr.E(apperr.Unauthorized, "Wrong username, email or password.")
+
+// Login checks credentials. ip is the client's address for throttling. The
+// answer, and the time it takes, are the same whether the account exists.
+func (s *Service) Login(ctx context.Context, in LoginInput, ip string) (db.User, error) {
+	login := strings.TrimSpace(in.Login)
+	if login == "" || in.Password == "" || len(in.Password) > MaxPassword {
+		return db.User{}, ErrBadCredentials
+	}
+	now := s.clock.Now()
+	u, err := s.store.UserByLogin(ctx, login)
+	found := err == nil
+	if err != nil && !errors.Is(err, db.ErrNotFound) {
+		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not look up the account")
+	}
+	accountKey := "login:" + strings.ToLower(login)
+	if found {
+		accountKey = fmt.Sprintf("user:%d", u.ID)
+	}
+	ipKey := "ip:" + ip
+	if err := s.throttle(ctx, now, accountKey, MaxAccountFailures); err != nil {
+		return db.User{}, err
+	}
+	if err := s.throttle(ctx, now, ipKey, MaxIPFailures); err != nil {
+		return db.User{}, err
+	}
+	hash := s.dummyHash
+	if found {
+		hash = u.PasswordHash
+	}
+	ok, err := CheckPassword(hash, in.Password)
+	if err != nil {
+		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not check the password")
+	}
+	if !ok || !found {
+		if err := s.store.RecordLoginFailure(ctx, now, accountKey, ipKey); err != nil {
+			return db.User{}, apperr.Wrap(err, apperr.Internal, "could not record the failure")
+		}
+		return db.User{}, ErrBadCredentials
+	}
+	if err := s.store.ClearLoginFailures(ctx, accountKey); err != nil {
+		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not clear failures")
+	}
+	return u, nil
+}
+
+func (s *Service) throttle(ctx context.Context, now time.Time, key string, limit int) error {
+	n, oldest, err := s.store.LoginFailures(ctx, key, now.Add(-FailureWindow))
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not count failures")
+	}
+	if n < limit {
+		return nil
+	}
+	wait := oldest.Add(FailureWindow).Sub(now)
+	// Postgres keeps microseconds, so the wait may be a hair over whole minutes.
+	minutes := int(math.Ceil(wait.Round(time.Second).Minutes()))
+	minutes = max(minutes, 1)
+	unit := "minutes"
+	if minutes == 1 {
+		unit = "minute"
+	}
+	return apperr.E(apperr.TooMany, "Too many failed log-ins. Try again in %d %s.", minutes, unit)
+}
+
+// User loads a user by id.
+func (s *Service) User(ctx context.Context, id int64) (db.User, error) {
+	u, err := s.store.UserByID(ctx, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return db.User{}, apperr.E(apperr.NotFound, "No such player.")
+	}
+	if err != nil {
+		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not load the player")
+	}
+	return u, nil
+}
+
+// UserByName loads a user by username, ignoring case.
+func (s *Service) UserByName(ctx context.Context, name string) (db.User, error) {
+	u, err := s.store.UserByName(ctx, name)
+	if errors.Is(err, db.ErrNotFound) {
+		return db.User{}, apperr.E(apperr.NotFound, "There is no player called %q.", name)
+	}
+	if err != nil {
+		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not load the player")
+	}
+	return u, nil
+}
+
+// PasswordInput is the change-password form.
+type PasswordInput struct {
+	Current          string `form:"current" json:"current"`
+	New              string `form:"new" json:"new"`
+	Confirm          string `form:"confirm" json:"confirm"`
+	EndOtherSessions bool   `form:"end_other_sessions" json:"end_other_sessions"`
+}
+
+// ChangePassword sets a new password after checking the current one.
+func (s *Service) ChangePassword(ctx context.Context, userID int64, in PasswordInput) error {
+	u, err := s.User(ctx, userID)
+	if err != nil {
+		return err
+	}
+	f := apperr.FieldErrors{}
+	if ok, err := CheckPassword(u.PasswordHash, in.Current); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not check the password")
+	} else if !ok {
+		f.Add("current", "That is not your current password.")
+	}
+	if msg := checkPassword(in.New); msg != "" {
+		f.Add("new", msg)
+	}
+	if in.Confirm != in.New {
+		f.Add("confirm", "The two passwords differ.")
+	}
+	if err := f.Err(); err != nil {
+		return err
+	}
+	hash, err := HashPassword(in.New)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not hash the password")
+	}
+	if err := s.store.UpdatePassword(ctx, userID, hash); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not save the password")
+	}
+	return nil
+}
+
+// EmailInput is the change-email form.
+type EmailInput struct {
+	Email    string `form:"email" json:"email"`
+	Password string `form:"password" json:"password"`
+}
+
+// ChangeEmail sets a new email address after checking the password.
+func (s *Service) ChangeEmail(ctx context.Context, userID int64, in EmailInput) error {
+	in.Email = strings.TrimSpace(in.Email)
+	u, err := s.User(ctx, userID)
+	if err != nil {
+		return err
+	}
+	f := apperr.FieldErrors{}
+	if msg := checkEmail(in.Email); msg != "" {
+		f.Add("email", msg)
+	}
+	if ok, err := CheckPassword(u.PasswordHash, in.Password); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not check the password")
+	} else if !ok {
+		f.Add("password", "That is not your password.")
+	}
+	if err := f.Err(); err != nil {
+		return err
+	}
+	err = s.store.UpdateEmail(ctx, userID, in.Email)
+	if errors.Is(err, db.ErrEmailTaken) {
+		f.Add("email", "Another account uses that email.")
+		return f.Err()
+	}
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not save the email")
+	}
+	return nil
+}
+
+// SessionStore is what the service needs to end sessions.
+type SessionStore interface {
+	DeleteOtherSessions(ctx context.Context, userID int64, keep []byte) (int64, error)
+	CountSessions(ctx context.Context, userID int64, now time.Time) (int, error)
+	DeleteExpiredSessions(ctx context.Context, now time.Time, idle time.Duration) (int64, error)
+}
+
+// EndOtherSessions logs a user out everywhere but the session keep (the
+// hash of the current session id).
+func (s *Service) EndOtherSessions(ctx context.Context, userID int64, keep []byte) (int64, error) {
+	n, err := s.sessions.DeleteOtherSessions(ctx, userID, keep)
+	if err != nil {
+		return 0, apperr.Wrap(err, apperr.Internal, "could not end the other sessions")
+	}
+	return n, nil
+}
+
+// OtherSessions counts a user's live sessions besides the current one.
+func (s *Service) OtherSessions(ctx context.Context, userID int64, current []byte) (int, error) {
+	n, err := s.sessions.CountSessions(ctx, userID, s.clock.Now())
+	if err != nil {
+		return 0, apperr.Wrap(err, apperr.Internal, "could not count sessions")
+	}
+	if current != nil {
+		n--
+	}
+	return max(n, 0), nil
+}
+
+// Cleanup deletes sessions past their lifetime or idle limit and log-in
+// failures too old to count.
+func (s *Service) Cleanup(ctx context.Context, idle time.Duration) error {
+	now := s.clock.Now()
+	if _, err := s.sessions.DeleteExpiredSessions(ctx, now, idle); err != nil {
+		return err
+	}
+	return s.store.DeleteOldLoginFailures(ctx, now.Add(-FailureWindow))
+}

@@ -1,0 +1,97 @@
+// Package apperr is the application's error type: every error a service
+// returns to a handler carries a code, a message fit for the user and, for
+// bad input, the fields at fault. Handlers map codes to HTTP status in one
+// place. It imports the standard library only.
+package apperr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an error for the user and for HTTP.
+type Code string
+
+const (
+	Invalid      Code = "invalid"      // bad input; Fields says where
+	Unauthorized Code = "unauthorized" // not logged in, or wrong credentials
+	Forbidden    Code = "forbidden"    // logged in, but not allowed
+	NotFound     Code = "not_found"    // no such thing
+	Conflict     Code = "conflict"     // the state moved on (stale or repeated action)
+	TooMany      Code = "too_many"     // throttled
+	Internal     Code = "internal"     // our fault; logged, never shown in detail
+)
+
+// Error is an error with a code and a user-facing message.
+type Error struct {
+	Code    Code
+	Message string
+	// Fields maps form field names to what is wrong with each.
+	Fields map[string]string
+	// Err is the underlying cause, if any (logged, not shown).
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// E makes an error with a code and message.
+func E(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap makes an error with a code and message around a cause.
+func Wrap(err error, code Code, msg string) *Error {
+	return &Error{Code: code, Message: msg, Err: err}
+}
+
+// FieldErrors collects what is wrong with each field of a form.
+type FieldErrors map[string]string
+
+// Add records the first problem of a field.
+func (f FieldErrors) Add(field, msg string) {
+	if _, ok := f[field]; !ok {
+		f[field] = msg
+	}
+}
+
+// Err returns an Invalid error for the fields, or nil when there are none.
+func (f FieldErrors) Err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return &Error{Code: Invalid, Message: "Please correct the marked fields.", Fields: f}
+}
+
+// CodeOf returns the code of err, Internal for an error without one.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// MessageOf returns the user-facing message of err.
+func MessageOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Code != Internal {
+		return e.Message
+	}
+	return "Something went wrong on our side. Please try again."
+}
+
+// FieldsOf returns the field errors of err, if any.
+func FieldsOf(err error) map[string]string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Fields
+	}
+	return nil
+}

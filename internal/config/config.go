@@ -1,0 +1,86 @@
+// Package config reads the server's settings from the environment. Every
+// variable has a default that runs the app on a developer's machine; the
+// README lists them all.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is the server's settings.
+type Config struct {
+	DatabaseURL    string
+	Addr           string
+	BaseURL        *url.URL
+	SessionSecret  string
+	SMTPURL        string
+	MailFrom       string
+	TrustedProxies []*net.IPNet
+	LogLevel       slog.Level
+	RequestTimeout time.Duration
+}
+
+// DefaultDatabaseURL is a local Postgres; lib/pq would require TLS without
+// sslmode=disable, which a local server rarely offers.
+const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/nothanks?sslmode=disable"
+
+// Load reads the settings through getenv (os.Getenv in main).
+func Load(getenv func(string) string) (Config, error) {
+	get := func(key, def string) string {
+		if v := strings.TrimSpace(getenv(key)); v != "" {
+			return v
+		}
+		return def
+	}
+	c := Config{
+		DatabaseURL:   get("DATABASE_URL", DefaultDatabaseURL),
+		Addr:          get("ADDR", "localhost:8080"),
+		SessionSecret: getenv("SESSION_SECRET"),
+		SMTPURL:       get("SMTP_URL", ""),
+		MailFrom:      get("MAIL_FROM", "No Thanks! <no-reply@localhost>"),
+	}
+	base, err := url.Parse(get("BASE_URL", "http://"+c.Addr))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return Config{}, fmt.Errorf("config: BASE_URL must be an http or https URL such as https://nothanks.example, not %q", getenv("BASE_URL"))
+	}
+	base.Path = strings.TrimSuffix(base.Path, "/")
+	c.BaseURL = base
+	if c.SessionSecret != "" && len(c.SessionSecret) < 32 {
+		return Config{}, fmt.Errorf("config: SESSION_SECRET must have at least 32 characters (or be unset to let the server keep generated keys in the database)")
+	}
+	for _, p := range strings.Split(get("TRUSTED_PROXIES", ""), ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !strings.Contains(p, "/") {
+			if strings.Contains(p, ":") {
+				p += "/128"
+			} else {
+				p += "/32"
+			}
+		}
+		_, n, err := net.ParseCIDR(p)
+		if err != nil {
+			return Config{}, fmt.Errorf("config: TRUSTED_PROXIES: %q is not an IP address or CIDR range", p)
+		}
+		c.TrustedProxies = append(c.TrustedProxies, n)
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("LOG_LEVEL", "info"))); err != nil {
+		return Config{}, fmt.Errorf("config: LOG_LEVEL must be debug, info, warn or error")
+	}
+	timeout, err := time.ParseDuration(get("REQUEST_TIMEOUT", "15s"))
+	if err != nil || timeout <= 0 {
+		return Config{}, fmt.Errorf("config: REQUEST_TIMEOUT must be a duration such as 15s")
+	}
+	c.RequestTimeout = timeout
+	return c, nil
+}
+
+// Secure reports whether the site is served over https (Secure cookies, HSTS).
+func (c Config) Secure() bool { return c.BaseURL.Scheme == "https" }

@@ -1,0 +1,207 @@
+// Package db is the only place with SQL. One Store wraps the Postgres pool;
+// each file holds the queries of one table or aggregate, as plain $1 SQL
+// through sqlx, with errors wrapped as "db: what: cause".
+//
+// It must not import the web layers (echo, templ, handlers, views).
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"nothanks/migrations"
+)
+
+// ErrNotFound is returned when a row asked for does not exist.
+var ErrNotFound = errors.New("db: not found")
+
+// Store holds the pool. Its methods are the application's queries.
+type Store struct {
+	DB *sqlx.DB
+}
+
+// New wraps an open pool.
+func New(pool *sqlx.DB) *Store { return &Store{DB: pool} }
+
+// Open connects to the database at url, creating the database first when the
+// server answers but the database does not exist yet. An unreachable server
+// gives an *UnreachableError that says what was tried.
+func Open(ctx context.Context, url string) (*Store, error) {
+	pool, err := connect(ctx, url)
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && pqErr.Code == "3D000" { // invalid_catalog_name
+		if cerr := createDatabase(ctx, url); cerr != nil {
+			return nil, cerr
+		}
+		pool, err = connect(ctx, url)
+	}
+	if err != nil {
+		if errors.As(err, &pqErr) {
+			return nil, fmt.Errorf("db: connect to %s: %w", Redact(url), err)
+		}
+		return nil, &UnreachableError{URL: Redact(url), Err: err}
+	}
+	pool.SetMaxOpenConns(25)
+	pool.SetMaxIdleConns(10)
+	pool.SetConnMaxIdleTime(5 * time.Minute)
+	return New(pool), nil
+}
+
+func connect(ctx context.Context, url string) (*sqlx.DB, error) {
+	pool, err := sqlx.Open("postgres", url)
+	if err != nil {
+		return nil, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := pool.PingContext(pingCtx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+// createDatabase creates the database named in url from the server's
+// "postgres" database. Another instance creating it at the same moment is
+// not an error.
+func createDatabase(ctx context.Context, rawURL string) error {
+	name, adminURL, err := splitDatabase(rawURL)
+	if err != nil {
+		return err
+	}
+	admin, err := connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("db: connect to create database %q: %w", name, err)
+	}
+	defer admin.Close()
+	_, err = admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name))
+	var pqErr *pq.Error
+	if err != nil && !(errors.As(err, &pqErr) && pqErr.Code == "42P04") { // duplicate_database
+		return fmt.Errorf("db: create database %q: %w", name, err)
+	}
+	slog.Info("created database", "name", name)
+	return nil
+}
+
+// splitDatabase returns the database named in a postgres:// URL or key=value
+// DSN, and the same connection string pointing at the "postgres" database.
+func splitDatabase(raw string) (name, admin string, err error) {
+	if strings.HasPrefix(raw, "postgres://") || strings.HasPrefix(raw, "postgresql://") {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return "", "", fmt.Errorf("db: parse DATABASE_URL: %w", err)
+		}
+		name = strings.TrimPrefix(u.Path, "/")
+		u.Path = "/postgres"
+		return name, u.String(), nil
+	}
+	var parts []string
+	for _, kv := range strings.Fields(raw) {
+		if v, ok := strings.CutPrefix(kv, "dbname="); ok {
+			name = v
+			continue
+		}
+		parts = append(parts, kv)
+	}
+	return name, strings.Join(append(parts, "dbname=postgres"), " "), nil
+}
+
+// Redact hides the password of a connection URL for messages and logs.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// UnreachableError says that no Postgres server answered.
+type UnreachableError struct {
+	URL string
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach Postgres at %s (%v): start Postgres there, set DATABASE_URL to a server that runs, or run `docker compose up -d db`", e.URL, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Migrate applies every migration not yet applied, each in a transaction,
+// holding a Postgres advisory lock so that instances starting together
+// take turns.
+func (s *Store) Migrate(ctx context.Context) error {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return fmt.Errorf("db: migration lock: %w", err)
+	}
+	provider, err := goose.NewProvider(goose.DialectPostgres, s.DB.DB, migrations.FS, goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("db: migrations: %w", err)
+	}
+	results, err := provider.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("db: migrate: %w", err)
+	}
+	for _, r := range results {
+		slog.Info("applied migration", "file", r.Source.Path, "took", r.Duration)
+	}
+	return nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.DB.PingContext(ctx); err != nil {
+		return fmt.Errorf("db: ping: %w", err)
+	}
+	return nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() error { return s.DB.Close() }
+
+// InTx runs fn in one transaction, committed when fn returns nil.
+func (s *Store) InTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := s.DB.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("db: begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("db: commit: %w", err)
+	}
+	return nil
+}
+
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// uniqueViolation returns the name of the unique constraint err broke, or "".
+func uniqueViolation(err error) string {
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && pqErr.Code == "23505" {
+		return pqErr.Constraint
+	}
+	return ""
+}

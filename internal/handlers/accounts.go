@@ -1,0 +1,179 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"nothanks/internal/accounts"
+	"nothanks/internal/apperr"
+	"nothanks/internal/db"
+	"nothanks/internal/session"
+	"nothanks/internal/views"
+)
+
+func (s *Server) registerForm(c echo.Context) error {
+	if currentUser(c) != nil {
+		return redirect(c, "/")
+	}
+	return render(c, http.StatusOK, views.RegisterPage(s.page(c, "Register"), views.Form{}))
+}
+
+func (s *Server) register(c echo.Context) error {
+	var in accounts.RegisterInput
+	if err := c.Bind(&in); err != nil {
+		return apperr.E(apperr.Invalid, "The form could not be read.")
+	}
+	u, err := s.accounts.Register(c.Request().Context(), in)
+	if err != nil {
+		if code := apperr.CodeOf(err); code == apperr.Internal {
+			return err
+		}
+		f := formOf(map[string]string{"username": in.Username, "email": in.Email}, err)
+		return render(c, statusOf(apperr.CodeOf(err)), views.RegisterPage(s.page(c, "Register"), f))
+	}
+	if err := s.startSession(c, u); err != nil {
+		return err
+	}
+	s.setFlash(c, "ok", fmt.Sprintf("Welcome, %s! Your account is ready.", u.Username))
+	return redirect(c, "/")
+}
+
+func (s *Server) loginForm(c echo.Context) error {
+	next := localPath(c.QueryParam("next"))
+	if currentUser(c) != nil {
+		return redirect(c, next)
+	}
+	return render(c, http.StatusOK, views.LoginPage(s.page(c, "Log in"), views.Form{}, next))
+}
+
+func (s *Server) login(c echo.Context) error {
+	var in accounts.LoginInput
+	if err := c.Bind(&in); err != nil {
+		return apperr.E(apperr.Invalid, "The form could not be read.")
+	}
+	next := localPath(c.FormValue("next"))
+	u, err := s.accounts.Login(c.Request().Context(), in, c.RealIP())
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return err
+		}
+		f := views.Form{Values: map[string]string{"login": in.Login}, Error: apperr.MessageOf(err)}
+		return render(c, statusOf(apperr.CodeOf(err)), views.LoginPage(s.page(c, "Log in"), f, next))
+	}
+	if err := s.startSession(c, u); err != nil {
+		return err
+	}
+	return redirect(c, next)
+}
+
+// startSession logs u in under a new session id: the old session, if any,
+// is deleted, so an id planted before log-in is worth nothing after.
+func (s *Server) startSession(c echo.Context, u db.User) error {
+	sess, err := s.sessions.Get(c.Request(), s.sessions.Name())
+	if err != nil {
+		return err
+	}
+	if err := s.sessions.Destroy(c.Request().Context(), sess.ID); err != nil {
+		return err
+	}
+	sess.ID = ""
+	for k := range sess.Values {
+		delete(sess.Values, k)
+	}
+	sess.Values[session.UserKey] = u.ID
+	c.Set(ctxUser, &u)
+	return sess.Save(c.Request(), c.Response())
+}
+
+func (s *Server) logout(c echo.Context) error {
+	sess, err := s.sessions.Get(c.Request(), s.sessions.Name())
+	if err != nil {
+		return err
+	}
+	sess.Options.MaxAge = -1
+	if err := sess.Save(c.Request(), c.Response()); err != nil {
+		return err
+	}
+	return redirect(c, "/")
+}
+
+func (s *Server) settingsView(c echo.Context) (views.SettingsView, error) {
+	u := currentUser(c)
+	ctx := c.Request().Context()
+	others, err := s.accounts.OtherSessions(ctx, u.ID, s.sessionHash(c))
+	if err != nil {
+		return views.SettingsView{}, err
+	}
+	return views.SettingsView{
+		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, OtherSessions: others,
+	}, nil
+}
+
+func (s *Server) sessionHash(c echo.Context) []byte {
+	sess, err := s.sessions.Get(c.Request(), s.sessions.Name())
+	if err != nil || sess.ID == "" {
+		return nil
+	}
+	return session.HashID(sess.ID)
+}
+
+func (s *Server) settings(c echo.Context) error {
+	v, err := s.settingsView(c)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.SettingsPage(s.page(c, "Settings"), v))
+}
+
+func (s *Server) changePassword(c echo.Context) error {
+	var in accounts.PasswordInput
+	if err := c.Bind(&in); err != nil {
+		return apperr.E(apperr.Invalid, "The form could not be read.")
+	}
+	u := currentUser(c)
+	ctx := c.Request().Context()
+	if err := s.accounts.ChangePassword(ctx, u.ID, in); err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return err
+		}
+		v, verr := s.settingsView(c)
+		if verr != nil {
+			return verr
+		}
+		v.Password = formOf(nil, err)
+		return render(c, statusOf(apperr.CodeOf(err)), views.SettingsPage(s.page(c, "Settings"), v))
+	}
+	msg := "Your password is changed."
+	if in.EndOtherSessions {
+		n, err := s.accounts.EndOtherSessions(ctx, u.ID, s.sessionHash(c))
+		if err != nil {
+			return err
+		}
+		msg += fmt.Sprintf(" %d other sessions were logged out.", n)
+	}
+	s.setFlash(c, "ok", msg)
+	return redirect(c, "/settings")
+}
+
+func (s *Server) changeEmail(c echo.Context) error {
+	var in accounts.EmailInput
+	if err := c.Bind(&in); err != nil {
+		return apperr.E(apperr.Invalid, "The form could not be read.")
+	}
+	u := currentUser(c)
+	if err := s.accounts.ChangeEmail(c.Request().Context(), u.ID, in); err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return err
+		}
+		v, verr := s.settingsView(c)
+		if verr != nil {
+			return verr
+		}
+		v.EmailForm = formOf(map[string]string{"email": in.Email}, err)
+		return render(c, statusOf(apperr.CodeOf(err)), views.SettingsPage(s.page(c, "Settings"), v))
+	}
+	s.setFlash(c, "ok", "Your email address is changed.")
+	return redirect(c, "/settings")
+}

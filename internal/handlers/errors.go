@@ -1,0 +1,152 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/views"
+)
+
+// statusOf maps an error's code to its HTTP status.
+func statusOf(code apperr.Code) int {
+	switch code {
+	case apperr.Invalid:
+		return http.StatusUnprocessableEntity
+	case apperr.Unauthorized:
+		return http.StatusUnauthorized
+	case apperr.Forbidden:
+		return http.StatusForbidden
+	case apperr.NotFound:
+		return http.StatusNotFound
+	case apperr.Conflict:
+		return http.StatusConflict
+	case apperr.TooMany:
+		return http.StatusTooManyRequests
+	}
+	return http.StatusInternalServerError
+}
+
+func codeOfStatus(status int) apperr.Code {
+	switch status {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge, http.StatusMethodNotAllowed:
+		return apperr.Invalid
+	case http.StatusUnauthorized:
+		return apperr.Unauthorized
+	case http.StatusForbidden:
+		return apperr.Forbidden
+	case http.StatusNotFound:
+		return apperr.NotFound
+	case http.StatusConflict:
+		return apperr.Conflict
+	case http.StatusTooManyRequests:
+		return apperr.TooMany
+	}
+	return apperr.Internal
+}
+
+// problem turns any error into a status, a code and a message for the user.
+// Only internal errors are logged.
+func (s *Server) problem(c echo.Context, err error) (int, apperr.Code, string) {
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &he):
+		msg := http.StatusText(he.Code)
+		if m, ok := he.Message.(string); ok && he.Code < 500 {
+			msg = humanize(m)
+		}
+		if he.Code >= 500 {
+			s.log.Error("http error", "err", err, "path", c.Request().URL.Path)
+		}
+		return he.Code, codeOfStatus(he.Code), msg
+	case errors.Is(err, context.DeadlineExceeded):
+		s.log.Error("request deadline", "path", c.Request().URL.Path)
+		return http.StatusServiceUnavailable, apperr.Internal, "The server took too long. Please try again."
+	}
+	code := apperr.CodeOf(err)
+	if code == apperr.Internal {
+		s.log.Error("internal error", "err", err, "path", c.Request().URL.Path)
+	}
+	return statusOf(code), code, apperr.MessageOf(err)
+}
+
+// humanize gives echo's terse messages a sentence's shape.
+func humanize(m string) string {
+	switch {
+	case strings.Contains(m, "csrf"), strings.Contains(m, "CSRF"):
+		return "This form expired or came from another site. Reload the page and try again."
+	case m == "Request Entity Too Large":
+		return "That was more than the server accepts at once."
+	case m == "Not Found":
+		return "There is nothing at this address."
+	case m == "Method Not Allowed":
+		return "That address does not take this kind of request."
+	}
+	if m != "" {
+		m = strings.ToUpper(m[:1]) + m[1:]
+		if !strings.HasSuffix(m, ".") {
+			m += "."
+		}
+	}
+	return m
+}
+
+// handleError is Echo's error handler: JSON for the API, an error page (or
+// fragment) for the rest.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	// Echo calls this after the middleware chain has returned, when the
+	// request deadline's context is already cancelled; the error page still
+	// needs the session and a render, so it gets a context without that
+	// cancellation (but bounded on its own).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), 5*time.Second)
+	defer cancel()
+	c.SetRequest(c.Request().WithContext(ctx))
+	status, code, msg := s.problem(c, err)
+	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+		_ = c.JSON(status, apiError{Error: apiErrorBody{Code: string(code), Message: msg, Fields: apperr.FieldsOf(err)}})
+		return
+	}
+	if isFragment(c) {
+		// Show the message where htmx shows errors, keeping the page.
+		c.Response().Header().Set(HXRetarget, "#flash-area")
+		c.Response().Header().Set(HXReswap, "innerHTML")
+		_ = render(c, status, views.FlashMessage(views.Flash{Kind: "error", Message: msg}))
+		return
+	}
+	if rerr := render(c, status, views.ErrorPage(s.page(c, views.ErrorTitle(status)), status, msg)); rerr != nil {
+		s.log.Error("render error page", "err", rerr)
+		_ = c.String(status, msg)
+	}
+}
+
+type apiError struct {
+	Error apiErrorBody `json:"error"`
+}
+
+type apiErrorBody struct {
+	Code    string            `json:"code"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+func fieldsOf(err error) map[string]string { return apperr.FieldsOf(err) }
+
+// formMessage is the message above a form: the error's own message unless
+// the fields say it all.
+func formMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	if len(apperr.FieldsOf(err)) > 0 {
+		return "Please correct the marked fields."
+	}
+	return apperr.MessageOf(err)
+}

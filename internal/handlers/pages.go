@@ -1,0 +1,55 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"nothanks/internal/views"
+	"nothanks/static"
+)
+
+func (s *Server) home(c echo.Context) error {
+	return render(c, http.StatusOK, views.HomePage(s.page(c, "")))
+}
+
+func (s *Server) rules(c echo.Context) error {
+	return render(c, http.StatusOK, views.RulesPage(s.page(c, "Rules")))
+}
+
+func (s *Server) profile(c echo.Context) error {
+	u, err := s.accounts.UserByName(c.Request().Context(), c.Param("name"))
+	if err != nil {
+		return err
+	}
+	v := views.ProfileView{Username: u.Username, Joined: u.CreatedAt.Format("2 January 2006")}
+	return render(c, http.StatusOK, views.ProfilePage(s.page(c, u.Username), v))
+}
+
+// healthz answers 200 when the database answers within two seconds.
+func (s *Server) healthz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	defer cancel()
+	if err := s.db.Ping(ctx); err != nil {
+		s.log.Warn("health check: database", "err", err)
+		return c.String(http.StatusServiceUnavailable, "database unavailable\n")
+	}
+	return c.String(http.StatusOK, "ok\n")
+}
+
+// asset serves an embedded file by its content-hashed name, cacheable for a
+// year since a changed file gets a new name.
+func (s *Server) asset(c echo.Context) error {
+	a, ok := static.ByHashedName(c.Param("name"))
+	if !ok {
+		return echo.ErrNotFound
+	}
+	c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	return c.Blob(http.StatusOK, a.ContentType, a.Body)
+}
+
+func (s *Server) favicon(c echo.Context) error {
+	return c.Redirect(http.StatusMovedPermanently, static.Path("favicon.svg"))
+}

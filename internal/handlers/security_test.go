@@ -1,0 +1,130 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"nothanks/internal/apptest"
+	"nothanks/internal/config"
+)
+
+type configAlias = config.Config
+
+func TestCSRF(t *testing.T) {
+	s := apptest.New(t)
+	form := func() url.Values {
+		return url.Values{"username": {"Csrf"}, "email": {"csrf@example.com"}, "password": {apptest.Password}, "confirm": {apptest.Password}}
+	}
+	post := func(c *apptest.Client, values url.Values, header map[string]string) *apptest.Response {
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/register", strings.NewReader(values.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		return c.Do(req)
+	}
+	t.Run("ErrPlainClientWithoutToken", func(t *testing.T) {
+		if got := post(s.Client(), form(), nil).Status; got != http.StatusBadRequest && got != http.StatusForbidden {
+			t.Errorf("status %d, want refusal", got)
+		}
+	})
+	t.Run("ErrPlainClientWrongToken", func(t *testing.T) {
+		c := s.Client()
+		c.CSRFToken()
+		v := form()
+		v.Set("_csrf", "forged")
+		if got := post(c, v, nil).Status; got != http.StatusForbidden {
+			t.Errorf("status %d, want 403", got)
+		}
+	})
+	t.Run("ErrBrowserCrossSite", func(t *testing.T) {
+		res := post(s.Client(), form(), map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"})
+		if res.Status != http.StatusForbidden || !res.Has("error-page") {
+			t.Errorf("status %d, want 403 with an error page", res.Status)
+		}
+	})
+	t.Run("BrowserSameOriginNeedsNoToken", func(t *testing.T) {
+		if got := post(s.Client(), form(), map[string]string{"Sec-Fetch-Site": "same-origin"}).Status; got != http.StatusSeeOther {
+			t.Errorf("status %d, want 303", got)
+		}
+	})
+	t.Run("PlainClientWithToken", func(t *testing.T) {
+		c := s.Client()
+		v := form()
+		v.Set("username", "Csrf2")
+		v.Set("email", "csrf2@example.com")
+		v.Set("_csrf", c.CSRFToken())
+		if got := post(c, v, nil).Status; got != http.StatusSeeOther {
+			t.Errorf("status %d, want 303", got)
+		}
+	})
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	s := apptest.New(t)
+	res := s.Client().Get("/")
+	csp := res.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"script-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("CSP allows inline code: %q", csp)
+	}
+	if got := res.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+		t.Errorf("X-Content-Type-Options = %q", got)
+	}
+	if res.Header.Get("Strict-Transport-Security") != "" {
+		t.Error("HSTS sent over plain http")
+	}
+	if strings.Contains(res.Body, "<script>") || strings.Contains(res.Body, " onclick=") {
+		t.Error("the page has inline script")
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	s := apptest.New(t)
+	if res := s.Client().Get("/healthz"); res.Status != http.StatusOK {
+		t.Errorf("healthz with the database up: %d", res.Status)
+	}
+	s.Store.Close()
+	if res := s.Client().Get("/healthz"); res.Status != http.StatusServiceUnavailable {
+		t.Errorf("healthz with the database closed: %d", res.Status)
+	}
+}
+
+func TestStaticAssetsAreHashedAndCached(t *testing.T) {
+	s := apptest.New(t)
+	doc := s.Client().Get("/").Doc()
+	src, ok := doc.Find(`script[src*="htmx.min"]`).Attr("src")
+	if !ok {
+		t.Fatal("no htmx script on the page")
+	}
+	res := s.Client().Get(src)
+	if res.Status != http.StatusOK || !strings.Contains(res.Header.Get("Cache-Control"), "immutable") {
+		t.Errorf("%s: %d, Cache-Control %q", src, res.Status, res.Header.Get("Cache-Control"))
+	}
+	if res := s.Client().Get("/static/htmx.min.js"); res.Status != http.StatusNotFound {
+		t.Errorf("unhashed asset name: %d, want 404", res.Status)
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	s := apptest.New(t)
+	c := s.Client()
+	res := c.PostForm("/login", url.Values{"login": {strings.Repeat("a", 300<<10)}})
+	if res.Status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a 300 KiB form: %d, want 413", res.Status)
+	}
+}
+
+func TestNotFoundPage(t *testing.T) {
+	s := apptest.New(t)
+	res := s.Client().Get("/no/such/page")
+	if res.Status != http.StatusNotFound || !res.Has("error-page") {
+		t.Errorf("unknown path: %d, error page %v", res.Status, res.Has("error-page"))
+	}
+}

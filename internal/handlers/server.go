@@ -1,0 +1,152 @@
+// Package handlers is the HTTP layer: Echo handlers for the HTML pages and
+// the JSON API. Handlers are thin: they read and validate input, call one
+// service, and render a view model. Every route is registered in routes.go.
+//
+// It must not hold SQL or game rules: those live in internal/db and
+// internal/engine, reached through the services.
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"nothanks/internal/accounts"
+	"nothanks/internal/clock"
+	"nothanks/internal/config"
+	"nothanks/internal/session"
+)
+
+// Pinger checks that the database answers.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Deps is everything the handlers need.
+type Deps struct {
+	Config   config.Config
+	Accounts *accounts.Service
+	Sessions *session.Store
+	DB       Pinger
+	Clock    clock.Clock
+	Log      *slog.Logger
+}
+
+// Server holds the handlers' dependencies.
+type Server struct {
+	cfg      config.Config
+	accounts *accounts.Service
+	sessions *session.Store
+	db       Pinger
+	clock    clock.Clock
+	log      *slog.Logger
+}
+
+// New builds the Echo server with its middleware and routes.
+func New(d Deps) *echo.Echo {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.Clock == nil {
+		d.Clock = clock.Real{}
+	}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, db: d.DB, clock: d.Clock, log: d.Log}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
+	e.HTTPErrorHandler = s.handleError
+	e.Use(
+		middleware.RecoverWithConfig(middleware.RecoverConfig{
+			DisablePrintStack: true,
+			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+				s.log.Error("panic", "err", err, "path", c.Request().URL.Path, "stack", string(stack))
+				return err
+			},
+		}),
+		s.requestLogger(),
+		middleware.SecureWithConfig(securityHeaders()),
+		hsts(d.Config.Secure()),
+		middleware.BodyLimit("256K"),
+		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
+			Timeout: d.Config.RequestTimeout,
+			Skipper: isStream,
+		}),
+		s.csrf(),
+		s.loadUser,
+	)
+	s.routes(e)
+	return e
+}
+
+// ipExtractor trusts X-Forwarded-For only from the configured proxies;
+// without any, the peer address is the client.
+func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// securityHeaders: a CSP that allows no inline script, no plugins, no <base>
+// and no framing.
+func securityHeaders() middleware.SecureConfig {
+	cfg := middleware.SecureConfig{
+		XSSProtection:      "0",
+		ContentTypeNosniff: "nosniff",
+		XFrameOptions:      "DENY",
+		ReferrerPolicy:     "same-origin",
+		ContentSecurityPolicy: "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+			"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+	}
+	return cfg
+}
+
+// hsts sends Strict-Transport-Security when the site is served over https.
+// Echo's Secure middleware sends it only for requests that arrive over TLS
+// or say so in X-Forwarded-Proto; BASE_URL is the truth here, since TLS is
+// often ended at a proxy.
+func hsts(secure bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if secure {
+				c.Response().Header().Set(echo.HeaderStrictTransportSecurity, "max-age=31536000; includeSubDomains")
+			}
+			return next(c)
+		}
+	}
+}
+
+func (s *Server) requestLogger() echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		LogStatus: true, LogURIPath: true, LogMethod: true, LogLatency: true, LogRemoteIP: true, LogError: true,
+		HandleError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelInfo
+			if v.Status >= 500 {
+				level = slog.LevelError
+			}
+			s.log.LogAttrs(c.Request().Context(), level, "request",
+				slog.String("method", v.Method), slog.String("path", v.URIPath), slog.Int("status", v.Status),
+				slog.Duration("took", v.Latency), slog.String("ip", v.RemoteIP))
+			return nil
+		},
+	})
+}
+
+// isStream marks the long-lived routes (server-sent events), which must not
+// get a request deadline.
+func isStream(c echo.Context) bool {
+	return c.Request().Header.Get("Accept") == "text/event-stream"
+}
+
+// ListenAndServe is not here: cmd/web owns the http.Server so it can shut it
+// down gracefully. Handler returns the Echo instance as an http.Handler.
+var _ http.Handler = (*echo.Echo)(nil)

@@ -1,0 +1,48 @@
+package views
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+func title(t string) string {
+	if t == "" {
+		return "No Thanks!"
+	}
+	return t + " · No Thanks!"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// csrfHeader is the hx-headers value that sends the CSRF token with every
+// htmx request.
+func csrfHeader(token string) string {
+	if token == "" {
+		return "{}"
+	}
+	b, _ := json.Marshal(map[string]string{"X-CSRF-Token": token})
+	return string(b)
+}
+
+// ErrorTitle is the heading of an error page for a status.
+func ErrorTitle(status int) string {
+	switch status {
+	case 400, 422:
+		return "That did not work"
+	case 401:
+		return "Please log in"
+	case 403:
+		return "Not allowed"
+	case 404:
+		return "Not found"
+	case 409:
+		return "Things moved on"
+	case 413:
+		return "Too much at once"
+	case 429:
+		return "Slow down"
+	case 503:
+		return "Briefly unavailable"
+	}
+	return "Something went wrong"
+}

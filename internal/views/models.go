@@ -1,0 +1,43 @@
+// Package views renders pages and fragments with templ. Components take
+// display-shaped view models and never query anything; handlers build the
+// models. Key elements carry data-testid for tests.
+package views
+
+// Page is what every full page needs besides its content.
+type Page struct {
+	Title string
+	// User is the logged-in player, nil for a visitor.
+	User *NavUser
+	// CSRF is the token for forms (for clients that send no Sec-Fetch-Site).
+	CSRF  string
+	Flash *Flash
+	// Canonical path of the page, to mark the current nav link.
+	Path string
+}
+
+// NavUser is the logged-in player as the navigation shows them.
+type NavUser struct {
+	Name string
+	// MyTurn counts the games waiting for them.
+	MyTurn int
+}
+
+// Flash is a one-time message shown at the top of a page.
+type Flash struct {
+	Kind    string // info, ok or error
+	Message string
+}
+
+// Form is the state of a submitted form: values to show again, errors per
+// field and an error for the whole form.
+type Form struct {
+	Values map[string]string
+	Errors map[string]string
+	Error  string
+}
+
+// Value returns a field's value to show again.
+func (f Form) Value(name string) string { return f.Values[name] }
+
+// Err returns a field's error, "" when the field is fine.
+func (f Form) Err(name string) string { return f.Errors[name] }
