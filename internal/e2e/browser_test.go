@@ -105,7 +105,7 @@ func byTestID(id string) chromedp.CSS { return chromedp.CSS(`[data-testid="` + i
 // screenshot saves a PNG of the page under testdata/screenshots for review.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png := get(t, ctx, chromedp.FullScreenshot(90))
+	png := get(t, ctx, chromedp.FullScreenshot(100))
 	dir := filepath.Join("testdata", "screenshots")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
