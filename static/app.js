@@ -28,3 +28,25 @@
     });
   });
 })();
+
+// Live updates: the board arrives over server-sent events. When the stream
+// cannot be held (an error, or no EventSource at all), poll every few
+// seconds instead: the board's hidden poller asks for the board and gets
+// 204 while nothing changed. When the stream comes back, polling stops.
+(function () {
+  "use strict";
+  var timer = null;
+  function startPolling() {
+    if (timer || !document.getElementById("board")) return;
+    timer = setInterval(function () { htmx.trigger(document.body, "nt:poll"); }, 3000);
+  }
+  function stopPolling() {
+    if (timer) { clearInterval(timer); timer = null; }
+  }
+  document.addEventListener("htmx:sseError", startPolling);
+  document.addEventListener("htmx:sseClose", startPolling);
+  document.addEventListener("htmx:sseOpen", stopPolling);
+  document.addEventListener("DOMContentLoaded", function () {
+    if (typeof EventSource === "undefined") startPolling();
+  });
+})();

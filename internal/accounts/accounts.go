@@ -53,6 +53,7 @@ const (
 type Service struct {
 	store    Store
 	sessions SessionStore
+	tokens   TokenStore
 	clock    clock.Clock
 	// dummyHash is checked when a log-in names no account, so that such a
 	// log-in takes as long as a wrong password.
@@ -60,12 +61,12 @@ type Service struct {
 }
 
 // New returns the service.
-func New(store Store, sessions SessionStore, clk clock.Clock) (*Service, error) {
+func New(store Store, sessions SessionStore, tokens TokenStore, clk clock.Clock) (*Service, error) {
 	dummy, err := HashPassword("not a password of anyone")
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: store, sessions: sessions, clock: clk, dummyHash: dummy}, nil
+	return &Service{store: store, sessions: sessions, tokens: tokens, clock: clk, dummyHash: dummy}, nil
 }
 
 // RegisterInput is the registration form.

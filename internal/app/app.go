@@ -9,13 +9,16 @@ import (
 	"crypto/sha512"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"nothanks/internal/accounts"
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
 	"nothanks/internal/db"
+	"nothanks/internal/games"
 	"nothanks/internal/handlers"
+	"nothanks/internal/live"
 	"nothanks/internal/session"
 )
 
@@ -30,13 +33,17 @@ const (
 type App struct {
 	Handler  http.Handler
 	Accounts *accounts.Service
+	Games    *games.Service
+	Broker   *live.Broker
 	Store    *db.Store
+	cfg      config.Config
+	clock    clock.Clock
 	log      *slog.Logger
 }
 
 // New builds the application on an open, migrated store.
 func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Clock, log *slog.Logger) (*App, error) {
-	acc, err := accounts.New(store, store, clk)
+	acc, err := accounts.New(store, store, store, clk)
 	if err != nil {
 		return nil, err
 	}
@@ -48,16 +55,71 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	if err != nil {
 		return nil, err
 	}
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, DB: store, Clock: clk, Log: log})
-	return &App{Handler: e, Accounts: acc, Store: store, log: log}, nil
+	g := games.New(store, clk, log)
+	broker := live.NewBroker()
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Broker: broker, DB: store, Clock: clk, Log: log})
+	return &App{Handler: e, Accounts: acc, Games: g, Broker: broker, Store: store, cfg: cfg, clock: clk, log: log}, nil
 }
 
-// Run runs the background jobs until ctx is done.
+// Run runs the background jobs until ctx is done: the LISTEN connection
+// that feeds the streams, the worker that makes due moves (bots, expired
+// timers), and hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			if err := live.Listen(ctx, a.cfg.DatabaseURL, db.GameChannel, a.Broker, a.log); err != nil {
+				a.log.Error("listen for game changes", "err", err)
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		a.runDue(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		a.housekeeping(ctx)
+	}()
+	wg.Wait()
+}
+
+// runDue makes due moves whenever a game changes anywhere (a bot may be
+// next) and when the earliest due time comes; a 5-second tick catches
+// anything else, such as games left due while every instance was down.
+func (a *App) runDue(ctx context.Context) {
+	sub := a.Broker.SubscribeAll()
+	defer a.Broker.Unsubscribe(sub)
+	for ctx.Err() == nil {
+		if _, err := a.Games.RunDue(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error("due moves", "err", err)
+		}
+		wait := 5 * time.Second
+		if next, err := a.Store.NextDue(ctx); err == nil && next != nil {
+			wait = min(max(next.Sub(a.clock.Now()), 20*time.Millisecond), wait)
+		}
+		select {
+		case <-ctx.Done():
+		case <-sub.C:
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (a *App) housekeeping(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
 		if err := a.Accounts.Cleanup(ctx, SessionIdle); err != nil && ctx.Err() == nil {
+			a.log.Warn("housekeeping", "err", err)
+		}
+		if err := a.Store.DeleteStalePresence(ctx, a.clock.Now().Add(-time.Hour)); err != nil && ctx.Err() == nil {
 			a.log.Warn("housekeeping", "err", err)
 		}
 		select {
@@ -70,7 +132,7 @@ func (a *App) Run(ctx context.Context) {
 
 // Shutdown tells long-lived streams to close, so that the HTTP server's
 // graceful shutdown does not wait on them.
-func (a *App) Shutdown() {}
+func (a *App) Shutdown() { a.Broker.Close() }
 
 // sessionKey derives the cookie signing key from SESSION_SECRET, or, when it
 // is unset, uses a key generated once and kept in the database so that every

@@ -25,13 +25,16 @@ import (
 	"nothanks/internal/db/dbtest"
 )
 
+// BotDelay is the bots' pause in test servers: short, so games move on.
+const BotDelay = 20 * time.Millisecond
+
 // Server is a running application.
 type Server struct {
 	URL   string
 	App   *app.App
 	Store *db.Store
 	DBURL string
-	Clock *clock.Fake
+	Clock *clock.Offset
 	t     testing.TB
 }
 
@@ -60,7 +63,7 @@ func NewOn(t testing.TB, store *db.Store, dbURL string, opts ...Option) *Server 
 	for _, o := range opts {
 		o(&cfg)
 	}
-	clk := clock.NewFake(time.Now())
+	clk := &clock.Offset{}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -70,6 +73,7 @@ func NewOn(t testing.TB, store *db.Store, dbURL string, opts ...Option) *Server 
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.Games.BotDelay = BotDelay
 	hs := httptest.NewUnstartedServer(a.Handler)
 	hs.Config.RegisterOnShutdown(a.Shutdown)
 	hs.Start()

@@ -38,3 +38,23 @@ func (f *Fake) Advance(d time.Duration) {
 	defer f.mu.Unlock()
 	f.now = f.now.Add(d)
 }
+
+// Offset is the system clock moved forward by however much tests advance
+// it: time passes as usual, and a test can jump past a deadline.
+type Offset struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (o *Offset) Now() time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return time.Now().Add(o.offset)
+}
+
+// Advance moves the clock forward by d.
+func (o *Offset) Advance(d time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.offset += d
+}

@@ -41,6 +41,18 @@ type SeatView struct {
 	TigerPlayed bool `json:"tiger_played,omitempty"`
 }
 
+// OpenView is the spectator's view with every token count shown. It is for
+// replays of finished games, where nothing is hidden any more; it still
+// holds neither the deck order nor the removed cards of a round in play.
+func (g *Game) OpenView() View {
+	v := g.View(Spectator)
+	for i := range v.Seats {
+		t := g.players[i].tokens
+		v.Seats[i].Tokens = &t
+	}
+	return v
+}
+
 // View projects the game for viewer: a seat number, or Spectator.
 func (g *Game) View(viewer int) View {
 	if viewer < 0 || viewer >= len(g.players) {

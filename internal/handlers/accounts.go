@@ -124,7 +124,7 @@ func (s *Server) settings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.SettingsPage(s.page(c, "Settings"), v))
+	return s.settingsWithTokens(c, http.StatusOK, v)
 }
 
 func (s *Server) changePassword(c echo.Context) error {
@@ -143,7 +143,7 @@ func (s *Server) changePassword(c echo.Context) error {
 			return verr
 		}
 		v.Password = formOf(nil, err)
-		return render(c, statusOf(apperr.CodeOf(err)), views.SettingsPage(s.page(c, "Settings"), v))
+		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
 	}
 	msg := "Your password is changed."
 	if in.EndOtherSessions {
@@ -172,7 +172,7 @@ func (s *Server) changeEmail(c echo.Context) error {
 			return verr
 		}
 		v.EmailForm = formOf(map[string]string{"email": in.Email}, err)
-		return render(c, statusOf(apperr.CodeOf(err)), views.SettingsPage(s.page(c, "Settings"), v))
+		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
 	}
 	s.setFlash(c, "ok", "Your email address is changed.")
 	return redirect(c, "/settings")

@@ -67,6 +67,11 @@ func (s *Server) page(c echo.Context, title string) views.Page {
 	p := views.Page{Title: title, CSRF: csrfToken(c), Path: c.Request().URL.Path}
 	if u := currentUser(c); u != nil {
 		p.User = &views.NavUser{Name: u.Username}
+		n, err := s.games.CountMyTurn(c.Request().Context(), u.ID)
+		if err != nil {
+			s.log.Warn("count games waiting", "err", err)
+		}
+		p.User.MyTurn = n
 	}
 	p.Flash = s.popFlash(c)
 	return p

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -18,12 +19,17 @@ import (
 	"nothanks/internal/accounts"
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
+	"nothanks/internal/games"
+	"nothanks/internal/live"
 	"nothanks/internal/session"
 )
 
-// Pinger checks that the database answers.
-type Pinger interface {
+// Store is what the handlers ask of the database directly: health and the
+// presence of open streams. Everything else goes through the services.
+type Store interface {
 	Ping(ctx context.Context) error
+	SeePresence(ctx context.Context, streamID string, gameID int64, userID *int64, at time.Time) error
+	EndPresence(ctx context.Context, streamID string) error
 }
 
 // Deps is everything the handlers need.
@@ -31,7 +37,9 @@ type Deps struct {
 	Config   config.Config
 	Accounts *accounts.Service
 	Sessions *session.Store
-	DB       Pinger
+	Games    *games.Service
+	Broker   *live.Broker
+	DB       Store
 	Clock    clock.Clock
 	Log      *slog.Logger
 }
@@ -41,7 +49,9 @@ type Server struct {
 	cfg      config.Config
 	accounts *accounts.Service
 	sessions *session.Store
-	db       Pinger
+	games    *games.Service
+	broker   *live.Broker
+	db       Store
 	clock    clock.Clock
 	log      *slog.Logger
 }
@@ -54,7 +64,7 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, db: d.DB, clock: d.Clock, log: d.Log}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, broker: d.Broker, db: d.DB, clock: d.Clock, log: d.Log}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)

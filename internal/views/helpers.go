@@ -3,6 +3,7 @@ package views
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 func title(t string) string {
@@ -46,3 +47,27 @@ func ErrorTitle(status int) string {
 	}
 	return "Something went wrong"
 }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// ordinal writes a placing as 1st, 2nd, 3rd, 4th...
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
+}
+
+func joinNames(names []string) string { return strings.Join(names, ", ") }

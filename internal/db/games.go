@@ -1,0 +1,402 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Game is a row of games.
+type Game struct {
+	ID          int64           `db:"id"`
+	CreatorID   int64           `db:"creator_id"`
+	Status      string          `db:"status"`
+	Options     json.RawMessage `db:"options"`
+	Seats       int             `db:"seats"`
+	Public      bool            `db:"public"`
+	InviteCode  string          `db:"invite_code"`
+	Ranked      bool            `db:"ranked"`
+	Pace        string          `db:"pace"`
+	TurnSeconds int             `db:"turn_seconds"`
+	Seed        int64           `db:"seed"`
+	Version     int             `db:"version"`
+	TurnSeat    *int            `db:"turn_seat"`
+	TurnUserID  *int64          `db:"turn_user_id"`
+	DueAt       *time.Time      `db:"due_at"`
+	CreatedAt   time.Time       `db:"created_at"`
+	StartedAt   *time.Time      `db:"started_at"`
+	FinishedAt  *time.Time      `db:"finished_at"`
+	UpdatedAt   time.Time       `db:"updated_at"`
+}
+
+// Game statuses.
+const (
+	StatusOpen      = "open"
+	StatusPlaying   = "playing"
+	StatusFinished  = "finished"
+	StatusCancelled = "cancelled"
+)
+
+const gameColumns = `g.id, g.creator_id, g.status, g.options, g.seats, g.public, g.invite_code, g.ranked, g.pace,
+	g.turn_seconds, g.seed, g.version, g.turn_seat, g.turn_user_id, g.due_at, g.created_at, g.started_at,
+	g.finished_at, g.updated_at`
+
+// Seat is a row of game_seats, with the player's name.
+type Seat struct {
+	ID        int64     `db:"id"`
+	GameID    int64     `db:"game_id"`
+	Seat      *int      `db:"seat"`
+	UserID    *int64    `db:"user_id"`
+	Username  *string   `db:"username"`
+	BotLevel  *string   `db:"bot_level"`
+	JoinedAt  time.Time `db:"joined_at"`
+	Timeouts  int       `db:"timeouts"`
+	Abandoned bool      `db:"abandoned"`
+	Total     *int      `db:"total"`
+	Place     *int      `db:"place"`
+}
+
+// Move is a row of moves.
+type Move struct {
+	GameID    int64     `db:"game_id"`
+	Seq       int       `db:"seq"`
+	Round     int       `db:"round"`
+	Seat      int       `db:"seat"`
+	Kind      string    `db:"kind"`
+	Card      int       `db:"card"`
+	Pot       int       `db:"pot"`
+	Timeout   bool      `db:"timeout"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+// Round is a scored round.
+type Round struct {
+	GameID     int64           `db:"game_id"`
+	Round      int             `db:"round"`
+	Result     json.RawMessage `db:"result"`
+	FinishedAt time.Time       `db:"finished_at"`
+}
+
+// CreateGame inserts a game and returns its id.
+func (t *Tx) CreateGame(ctx context.Context, g Game) (int64, error) {
+	var id int64
+	err := get(ctx, t.tx, &id, `
+		INSERT INTO games (creator_id, status, options, seats, public, invite_code, ranked, pace, turn_seconds, seed, created_at, updated_at)
+		VALUES ($1, 'open', $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+		RETURNING id`,
+		g.CreatorID, g.Options, g.Seats, g.Public, g.InviteCode, g.Ranked, g.Pace, g.TurnSeconds, g.Seed, g.CreatedAt)
+	if err != nil {
+		return 0, fmt.Errorf("db: create game: %w", err)
+	}
+	return id, nil
+}
+
+// GameForUpdate loads a game and locks its row until the transaction ends,
+// so that actions on one game are applied one at a time.
+func (t *Tx) GameForUpdate(ctx context.Context, id int64) (Game, error) {
+	var g Game
+	if err := get(ctx, t.tx, &g, `SELECT `+gameColumns+` FROM games g WHERE g.id = $1 FOR UPDATE`, id); err != nil {
+		return Game{}, fmt.Errorf("db: lock game %d: %w", id, notFound(err))
+	}
+	return g, nil
+}
+
+// Game loads a game.
+func (s *Store) Game(ctx context.Context, id int64) (Game, error) {
+	var g Game
+	if err := get(ctx, s.DB, &g, `SELECT `+gameColumns+` FROM games g WHERE g.id = $1`, id); err != nil {
+		return Game{}, fmt.Errorf("db: game %d: %w", id, notFound(err))
+	}
+	return g, nil
+}
+
+// GameByInvite loads a game by its invite code.
+func (s *Store) GameByInvite(ctx context.Context, code string) (Game, error) {
+	var g Game
+	if err := get(ctx, s.DB, &g, `SELECT `+gameColumns+` FROM games g WHERE g.invite_code = $1`, code); err != nil {
+		return Game{}, fmt.Errorf("db: game by invite: %w", notFound(err))
+	}
+	return g, nil
+}
+
+const seatColumns = `s.id, s.game_id, s.seat, s.user_id, u.username, s.bot_level, s.joined_at, s.timeouts, s.abandoned, s.total, s.place`
+
+func seats(ctx context.Context, q queryer, gameID int64) ([]Seat, error) {
+	var out []Seat
+	err := sel(ctx, q, &out, `
+		SELECT `+seatColumns+`
+		FROM game_seats s LEFT JOIN users u ON u.id = s.user_id
+		WHERE s.game_id = $1
+		ORDER BY s.seat NULLS LAST, s.joined_at, s.id`, gameID)
+	if err != nil {
+		return nil, fmt.Errorf("db: seats of game %d: %w", gameID, err)
+	}
+	return out, nil
+}
+
+// Seats lists a game's seats in seat order (before the start, join order).
+func (s *Store) Seats(ctx context.Context, gameID int64) ([]Seat, error) {
+	return seats(ctx, s.DB, gameID)
+}
+
+// Seats lists a game's seats inside the transaction.
+func (t *Tx) Seats(ctx context.Context, gameID int64) ([]Seat, error) {
+	return seats(ctx, t.tx, gameID)
+}
+
+func moves(ctx context.Context, q queryer, gameID int64) ([]Move, error) {
+	var out []Move
+	err := sel(ctx, q, &out, `
+		SELECT game_id, seq, round, seat, kind, card, pot, timeout, created_at
+		FROM moves WHERE game_id = $1 ORDER BY seq`, gameID)
+	if err != nil {
+		return nil, fmt.Errorf("db: moves of game %d: %w", gameID, err)
+	}
+	return out, nil
+}
+
+// Moves lists a game's moves in order.
+func (s *Store) Moves(ctx context.Context, gameID int64) ([]Move, error) {
+	return moves(ctx, s.DB, gameID)
+}
+
+// Moves lists a game's moves inside the transaction.
+func (t *Tx) Moves(ctx context.Context, gameID int64) ([]Move, error) {
+	return moves(ctx, t.tx, gameID)
+}
+
+// Rounds lists a game's scored rounds.
+func (s *Store) Rounds(ctx context.Context, gameID int64) ([]Round, error) {
+	var out []Round
+	if err := sel(ctx, s.DB, &out, `SELECT game_id, round, result, finished_at FROM rounds WHERE game_id = $1 ORDER BY round`, gameID); err != nil {
+		return nil, fmt.Errorf("db: rounds of game %d: %w", gameID, err)
+	}
+	return out, nil
+}
+
+// AddSeat seats a user (userID set) or a bot (botLevel set) in an open game.
+// A user already seated gives ErrAlreadySeated.
+func (t *Tx) AddSeat(ctx context.Context, gameID int64, userID *int64, botLevel *string, at time.Time) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO game_seats (game_id, user_id, bot_level, joined_at) VALUES ($1, $2, $3, $4)`, gameID, userID, botLevel, at)
+	if uniqueViolation(err) != "" {
+		return ErrAlreadySeated
+	}
+	if err != nil {
+		return fmt.Errorf("db: add seat to game %d: %w", gameID, err)
+	}
+	return nil
+}
+
+// ErrAlreadySeated is returned when a user joins a game twice.
+var ErrAlreadySeated = fmt.Errorf("db: already seated")
+
+// RemoveSeat takes a user's seat away from an open game; it reports
+// whether there was one.
+func (t *Tx) RemoveSeat(ctx context.Context, gameID, userID int64) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM game_seats WHERE game_id = $1 AND user_id = $2`, gameID, userID)
+	if err != nil {
+		return false, fmt.Errorf("db: remove seat: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// RemoveBotSeat takes a bot's seat away from an open game.
+func (t *Tx) RemoveBotSeat(ctx context.Context, gameID, seatID int64) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM game_seats WHERE game_id = $1 AND id = $2 AND bot_level IS NOT NULL`, gameID, seatID)
+	if err != nil {
+		return false, fmt.Errorf("db: remove bot seat: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// NumberSeats gives seats their numbers 0..n-1 in the order they were taken.
+func (t *Tx) NumberSeats(ctx context.Context, gameID int64) error {
+	return exec(ctx, t.tx, "number seats", `
+		UPDATE game_seats s SET seat = n.seat
+		FROM (SELECT id, row_number() OVER (ORDER BY joined_at, id) - 1 AS seat FROM game_seats WHERE game_id = $1) n
+		WHERE s.id = n.id`, gameID)
+}
+
+// StartGame marks a game as playing.
+func (t *Tx) StartGame(ctx context.Context, gameID int64, seats int, at time.Time) error {
+	return exec(ctx, t.tx, "start game", `
+		UPDATE games SET status = 'playing', seats = $2, options = jsonb_set(options, '{players}', to_jsonb($2::int)),
+			started_at = $3, updated_at = $3
+		WHERE id = $1`, gameID, seats, at)
+}
+
+// CancelGame marks an open game cancelled (its last player left).
+func (t *Tx) CancelGame(ctx context.Context, gameID int64, at time.Time) error {
+	return exec(ctx, t.tx, "cancel game", `UPDATE games SET status = 'cancelled', updated_at = $2 WHERE id = $1`, gameID, at)
+}
+
+// GameState is what changes in a game row with each move.
+type GameState struct {
+	Version    int
+	Status     string
+	TurnSeat   *int
+	TurnUserID *int64
+	DueAt      *time.Time
+	FinishedAt *time.Time
+	UpdatedAt  time.Time
+}
+
+// SetGameState stores a game's new state, provided its version is still
+// prev; it reports false when another action got there first.
+func (t *Tx) SetGameState(ctx context.Context, gameID int64, prev int, st GameState) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, `
+		UPDATE games SET version = $3, status = $4, turn_seat = $5, turn_user_id = $6, due_at = $7,
+			finished_at = COALESCE($8, finished_at), updated_at = $9
+		WHERE id = $1 AND version = $2`,
+		gameID, prev, st.Version, st.Status, st.TurnSeat, st.TurnUserID, st.DueAt, st.FinishedAt, st.UpdatedAt)
+	if err != nil {
+		return false, fmt.Errorf("db: set state of game %d: %w", gameID, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// AppendMoves adds moves to the log.
+func (t *Tx) AppendMoves(ctx context.Context, ms []Move) error {
+	for _, m := range ms {
+		if _, err := t.tx.NamedExecContext(ctx, `
+			INSERT INTO moves (game_id, seq, round, seat, kind, card, pot, timeout, created_at)
+			VALUES (:game_id, :seq, :round, :seat, :kind, :card, :pot, :timeout, :created_at)`, m); err != nil {
+			return fmt.Errorf("db: append move %d of game %d: %w", m.Seq, m.GameID, err)
+		}
+	}
+	return nil
+}
+
+// AddRound stores a scored round.
+func (t *Tx) AddRound(ctx context.Context, r Round) error {
+	return exec(ctx, t.tx, "add round", `INSERT INTO rounds (game_id, round, result, finished_at) VALUES ($1, $2, $3, $4)`,
+		r.GameID, r.Round, r.Result, r.FinishedAt)
+}
+
+// SetSeatResult stores a seat's final total and placing.
+func (t *Tx) SetSeatResult(ctx context.Context, gameID int64, seat, total, placing int) error {
+	return exec(ctx, t.tx, "set seat result", `UPDATE game_seats SET total = $3, place = $4 WHERE game_id = $1 AND seat = $2`,
+		gameID, seat, total, placing)
+}
+
+// AddTimeout counts a timeout against a seat and returns the new count.
+func (t *Tx) AddTimeout(ctx context.Context, gameID int64, seat int) (int, error) {
+	var n int
+	err := get(ctx, t.tx, &n, `UPDATE game_seats SET timeouts = timeouts + 1 WHERE game_id = $1 AND seat = $2 RETURNING timeouts`, gameID, seat)
+	if err != nil {
+		return 0, fmt.Errorf("db: add timeout: %w", err)
+	}
+	return n, nil
+}
+
+// MarkAbandoned records that a seat's player abandoned the game.
+func (t *Tx) MarkAbandoned(ctx context.Context, gameID int64, seat int) error {
+	return exec(ctx, t.tx, "mark abandoned", `UPDATE game_seats SET abandoned = true WHERE game_id = $1 AND seat = $2`, gameID, seat)
+}
+
+// NotifyGame tells every server instance, once the transaction commits,
+// that a game changed. The payload is "id:version", never game state.
+func (t *Tx) NotifyGame(ctx context.Context, gameID int64, version int) error {
+	return exec(ctx, t.tx, "notify", `SELECT pg_notify($1, $2)`, GameChannel, fmt.Sprintf("%d:%d", gameID, version))
+}
+
+// GameChannel is the LISTEN/NOTIFY channel of game changes.
+const GameChannel = "game_changed"
+
+// DueGames locks up to limit playing games whose due time has passed,
+// skipping games another instance holds, so each is handled once.
+func (t *Tx) DueGames(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	var ids []int64
+	err := sel(ctx, t.tx, &ids, `
+		SELECT id FROM games
+		WHERE status = 'playing' AND due_at <= $1
+		ORDER BY due_at
+		LIMIT $2
+		FOR UPDATE SKIP LOCKED`, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("db: due games: %w", err)
+	}
+	return ids, nil
+}
+
+// NextDue returns the earliest due time of a playing game, if any.
+func (s *Store) NextDue(ctx context.Context) (*time.Time, error) {
+	var t *time.Time
+	if err := get(ctx, s.DB, &t, `SELECT min(due_at) FROM games WHERE status = 'playing'`); err != nil {
+		return nil, fmt.Errorf("db: next due: %w", err)
+	}
+	return t, nil
+}
+
+// GameSummary is a game as the lists show it.
+type GameSummary struct {
+	Game
+	Players   pq.StringArray `db:"players"`
+	Taken     int            `db:"taken"`
+	TurnName  *string        `db:"turn_name"`
+	MySeat    *int           `db:"my_seat"`
+	MyPlacing *int           `db:"my_placing"`
+	Watchers  int            `db:"watchers"`
+}
+
+const summaryColumns = gameColumns + `,
+	ARRAY(SELECT COALESCE(u.username, s.bot_level || ' bot') FROM game_seats s LEFT JOIN users u ON u.id = s.user_id
+	      WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS players,
+	(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id) AS taken,
+	(SELECT username FROM users WHERE id = g.turn_user_id) AS turn_name`
+
+// OpenGames lists public games waiting for players, newest first.
+func (s *Store) OpenGames(ctx context.Context, limit int) ([]GameSummary, error) {
+	var out []GameSummary
+	err := sel(ctx, s.DB, &out, `SELECT `+summaryColumns+`, NULL::int AS my_seat, NULL::int AS my_placing, 0 AS watchers
+		FROM games g WHERE g.status = 'open' AND g.public ORDER BY g.created_at DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("db: open games: %w", err)
+	}
+	return out, nil
+}
+
+// LiveGames lists public games in play, most recently active first, with
+// the number of people watching each (streams seen since seenSince).
+func (s *Store) LiveGames(ctx context.Context, seenSince time.Time, limit int) ([]GameSummary, error) {
+	var out []GameSummary
+	err := sel(ctx, s.DB, &out, `SELECT `+summaryColumns+`, NULL::int AS my_seat, NULL::int AS my_placing,
+		(SELECT count(*) FROM presence p WHERE p.game_id = g.id AND p.seen_at > $1) AS watchers
+		FROM games g WHERE g.status = 'playing' AND g.public ORDER BY g.updated_at DESC LIMIT $2`, seenSince, limit)
+	if err != nil {
+		return nil, fmt.Errorf("db: live games: %w", err)
+	}
+	return out, nil
+}
+
+// UserGames lists the games a user sits in (not cancelled): those waiting
+// for them first, then the rest in play or open, then finished ones.
+func (s *Store) UserGames(ctx context.Context, userID int64, limit int) ([]GameSummary, error) {
+	var out []GameSummary
+	err := sel(ctx, s.DB, &out, `SELECT `+summaryColumns+`, my.seat AS my_seat, my.place AS my_placing, 0 AS watchers
+		FROM games g JOIN game_seats my ON my.game_id = g.id AND my.user_id = $1
+		WHERE g.status <> 'cancelled'
+		ORDER BY (g.status = 'playing' AND g.turn_user_id = $1) DESC,
+		         (g.status = 'finished'),
+		         g.due_at NULLS LAST, g.updated_at DESC
+		LIMIT $2`, userID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("db: games of user %d: %w", userID, err)
+	}
+	return out, nil
+}
+
+// CountMyTurn counts the games waiting for a user's decision.
+func (s *Store) CountMyTurn(ctx context.Context, userID int64) (int, error) {
+	var n int
+	if err := get(ctx, s.DB, &n, `SELECT count(*) FROM games WHERE status = 'playing' AND turn_user_id = $1`, userID); err != nil {
+		return 0, fmt.Errorf("db: count my turn: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,60 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// APIToken is a row of api_tokens.
+type APIToken struct {
+	ID         int64      `db:"id"`
+	UserID     int64      `db:"user_id"`
+	Name       string     `db:"name"`
+	CreatedAt  time.Time  `db:"created_at"`
+	LastUsedAt *time.Time `db:"last_used_at"`
+}
+
+// CreateAPIToken stores a token's hash.
+func (s *Store) CreateAPIToken(ctx context.Context, userID int64, name string, hash []byte, at time.Time) (int64, error) {
+	var id int64
+	err := get(ctx, s.DB, &id, `INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING id`,
+		userID, name, hash, at)
+	if err != nil {
+		return 0, fmt.Errorf("db: create api token: %w", err)
+	}
+	return id, nil
+}
+
+// APITokens lists a user's live tokens, newest first.
+func (s *Store) APITokens(ctx context.Context, userID int64) ([]APIToken, error) {
+	var out []APIToken
+	err := sel(ctx, s.DB, &out, `SELECT id, user_id, name, created_at, last_used_at FROM api_tokens
+		WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("db: api tokens: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeAPIToken revokes one of a user's tokens; it reports whether it did.
+func (s *Store) RevokeAPIToken(ctx context.Context, userID, id int64, at time.Time) (bool, error) {
+	res, err := s.DB.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`, id, userID, at)
+	if err != nil {
+		return false, fmt.Errorf("db: revoke api token: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// UserByAPIToken finds the user of a live token and records its use.
+func (s *Store) UserByAPIToken(ctx context.Context, hash []byte, at time.Time) (User, error) {
+	var u User
+	err := get(ctx, s.DB, &u, `
+		WITH t AS (UPDATE api_tokens SET last_used_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL RETURNING user_id)
+		SELECT `+userColumns+` FROM users WHERE id = (SELECT user_id FROM t)`, hash, at)
+	if err != nil {
+		return User{}, fmt.Errorf("db: user by api token: %w", notFound(err))
+	}
+	return u, nil
+}

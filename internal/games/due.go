@@ -1,0 +1,98 @@
+package games
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+
+	"nothanks/internal/db"
+	"nothanks/internal/engine"
+	"nothanks/internal/engine/bot"
+)
+
+// MaxTimeouts is how many decisions a player may let run out in one game;
+// at that many they have abandoned it and a bot plays their seat.
+const MaxTimeouts = 3
+
+// RunDue makes every move that is due: bots whose pause is over and players
+// whose time ran out (decided for them by the heuristic bot, marked as a
+// timeout). Each game is claimed with FOR UPDATE SKIP LOCKED in its own
+// transaction, so several instances share the work and none is done twice.
+// It returns how many moves it made.
+func (s *Service) RunDue(ctx context.Context) (int, error) {
+	n := 0
+	for ctx.Err() == nil {
+		moved := false
+		err := s.store.Tx(ctx, func(tx *db.Tx) error {
+			ids, err := tx.DueGames(ctx, s.clock.Now(), 1)
+			if err != nil || len(ids) == 0 {
+				return err
+			}
+			moved = true
+			return s.moveFor(ctx, tx, ids[0])
+		})
+		if err != nil {
+			return n, err
+		}
+		if !moved {
+			return n, nil
+		}
+		n++
+	}
+	return n, ctx.Err()
+}
+
+// moveFor makes the due move of a locked game.
+func (s *Service) moveFor(ctx context.Context, tx *db.Tx, gameID int64) error {
+	g, err := tx.GameForUpdate(ctx, gameID)
+	if err != nil {
+		return err
+	}
+	seats, err := tx.Seats(ctx, gameID)
+	if err != nil {
+		return err
+	}
+	moves, err := tx.Moves(ctx, gameID)
+	if err != nil {
+		return err
+	}
+	eg, err := rebuild(g, moves)
+	if err != nil {
+		return err
+	}
+	turn := eg.Turn()
+	seat := bySeat(seats, turn)
+	if seat == nil {
+		return fmt.Errorf("games: game %d has no seat %d", gameID, turn)
+	}
+	level := bot.Heuristic
+	timeout := false
+	switch {
+	case seat.BotLevel != nil:
+		level = bot.Level(*seat.BotLevel)
+	case seat.Abandoned:
+	default:
+		timeout = true
+		count, err := tx.AddTimeout(ctx, gameID, turn)
+		if err != nil {
+			return err
+		}
+		if count >= MaxTimeouts {
+			if err := tx.MarkAbandoned(ctx, gameID, turn); err != nil {
+				return err
+			}
+			seat.Abandoned = true
+		}
+	}
+	b, err := bot.New(level)
+	if err != nil {
+		return err
+	}
+	kind := b.Decide(eg.View(turn), mrand.New(mrand.NewPCG(uint64(g.Seed), uint64(g.Version))))
+	err = s.apply(ctx, tx, g, seats, eg, engine.Action{Seat: turn, Kind: kind, Timeout: timeout})
+	if errors.Is(err, ErrStale) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,568 @@
+// Package games is the use cases of play: create, join, leave, fill seats
+// with bots, start, act, view a table, and let the server move for bots and
+// for players whose time ran out. Every change to a game runs in one
+// transaction with the game row locked, appends to the move log, and
+// notifies the other server instances through Postgres.
+//
+// It stands between the handlers (HTML and JSON alike) and the db and
+// engine packages; it knows nothing of HTTP.
+package games
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/clock"
+	"nothanks/internal/db"
+	"nothanks/internal/engine"
+	"nothanks/internal/engine/bot"
+)
+
+// Service is the play use cases.
+type Service struct {
+	store *db.Store
+	clock clock.Clock
+	log   *slog.Logger
+	// BotDelay is how long a bot waits before it moves in a live game, so
+	// that people can follow; correspondence bots wait the same.
+	BotDelay time.Duration
+}
+
+// New returns the service.
+func New(store *db.Store, clk clock.Clock, log *slog.Logger) *Service {
+	return &Service{store: store, clock: clk, log: log, BotDelay: 1200 * time.Millisecond}
+}
+
+// Pace of a game.
+const (
+	Live           = "live"
+	Correspondence = "correspondence"
+)
+
+// Timer choices per pace: seconds for one decision.
+var (
+	LiveTimers           = []int{15, 30, 60, 120, 300}
+	CorrespondenceTimers = []int{12 * 3600, 24 * 3600, 2 * 24 * 3600, 3 * 24 * 3600, 7 * 24 * 3600}
+)
+
+// CreateInput is the new-game form.
+type CreateInput struct {
+	Seats       int    `form:"seats" json:"seats"`
+	Rounds      int    `form:"rounds" json:"rounds"`
+	Variant     string `form:"variant" json:"variant"`
+	OpenTokens  bool   `form:"open_tokens" json:"open_tokens"`
+	HiddenTiger bool   `form:"hidden_tiger" json:"hidden_tiger"`
+	Private     bool   `form:"private" json:"private"`
+	Ranked      bool   `form:"ranked" json:"ranked"`
+	Pace        string `form:"pace" json:"pace"`
+	// TurnSeconds is the time for one decision, from the pace's choices.
+	TurnSeconds int `form:"turn_seconds" json:"turn_seconds"`
+}
+
+// DefaultCreateInput is what the form offers first: a quick live game.
+func DefaultCreateInput() CreateInput {
+	return CreateInput{Seats: 4, Rounds: 1, Variant: string(engine.Standard), Pace: Live, TurnSeconds: 60}
+}
+
+// Options returns the engine options the input asks for.
+func (in CreateInput) Options() engine.Options {
+	return engine.Options{Players: in.Seats, Rounds: in.Rounds, Variant: engine.Variant(in.Variant), OpenTokens: in.OpenTokens, HiddenTiger: in.HiddenTiger}
+}
+
+// Validate checks the form; impossible option combinations name the field.
+func (in CreateInput) Validate() apperr.FieldErrors {
+	f := apperr.FieldErrors{}
+	if err := in.Options().Validate(); err != nil {
+		var oe *engine.OptionsError
+		if errors.As(err, &oe) {
+			field := map[string]string{"players": "seats"}[oe.Field]
+			if field == "" {
+				field = oe.Field
+			}
+			f.Add(field, upperFirst(oe.Msg)+".")
+		}
+	}
+	switch in.Pace {
+	case Live:
+		if !slices.Contains(LiveTimers, in.TurnSeconds) {
+			f.Add("turn_seconds", "A live game gives 15 seconds to 5 minutes a decision: pick one of the choices.")
+		}
+	case Correspondence:
+		if !slices.Contains(CorrespondenceTimers, in.TurnSeconds) {
+			f.Add("turn_seconds", "A correspondence game gives 12 hours to 7 days a decision: pick one of the choices.")
+		}
+	default:
+		f.Add("pace", "Choose live or correspondence.")
+	}
+	if in.Ranked && in.Private {
+		f.Add("private", "Ranked games are public.")
+	}
+	return f
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Create makes a game with the creator in the first seat.
+func (s *Service) Create(ctx context.Context, userID int64, in CreateInput) (int64, error) {
+	if err := in.Validate().Err(); err != nil {
+		return 0, err
+	}
+	opts, err := json.Marshal(in.Options())
+	if err != nil {
+		return 0, apperr.Wrap(err, apperr.Internal, "could not encode the options")
+	}
+	code, err := randomCode()
+	if err != nil {
+		return 0, apperr.Wrap(err, apperr.Internal, "could not make an invite code")
+	}
+	seed, err := randomSeed()
+	if err != nil {
+		return 0, apperr.Wrap(err, apperr.Internal, "could not draw a seed")
+	}
+	now := s.clock.Now()
+	var id int64
+	err = s.store.Tx(ctx, func(tx *db.Tx) error {
+		var err error
+		id, err = tx.CreateGame(ctx, db.Game{
+			CreatorID: userID, Options: opts, Seats: in.Seats, Public: !in.Private, InviteCode: code,
+			Ranked: in.Ranked, Pace: in.Pace, TurnSeconds: in.TurnSeconds, Seed: seed, CreatedAt: now,
+		})
+		if err != nil {
+			return err
+		}
+		return tx.AddSeat(ctx, id, &userID, nil, now)
+	})
+	if err != nil {
+		return 0, apperr.Wrap(err, apperr.Internal, "could not create the game")
+	}
+	return id, nil
+}
+
+func randomCode() (string, error) {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// randomSeed draws the engine seed from crypto/rand; it is stored as the
+// bits of an int64.
+func randomSeed() (int64, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, err
+	}
+	return int64(binary.LittleEndian.Uint64(b[:])), nil
+}
+
+// lockOpen locks a game that must still be open.
+func lockOpen(ctx context.Context, tx *db.Tx, gameID int64) (db.Game, []db.Seat, error) {
+	g, err := tx.GameForUpdate(ctx, gameID)
+	if errors.Is(err, db.ErrNotFound) {
+		return db.Game{}, nil, errNoGame
+	}
+	if err != nil {
+		return db.Game{}, nil, err
+	}
+	if g.Status != db.StatusOpen {
+		return db.Game{}, nil, apperr.E(apperr.Conflict, "This game has already started or is over.")
+	}
+	seats, err := tx.Seats(ctx, gameID)
+	return g, seats, err
+}
+
+var errNoGame = apperr.E(apperr.NotFound, "There is no such game.")
+
+// Join seats a user in an open game. A private game needs its invite code.
+// A game that becomes full starts.
+func (s *Service) Join(ctx context.Context, userID, gameID int64, code string) error {
+	return s.store.Tx(ctx, func(tx *db.Tx) error {
+		g, seats, err := lockOpen(ctx, tx, gameID)
+		if err != nil {
+			return err
+		}
+		if !g.Public && code != g.InviteCode {
+			return errNoGame
+		}
+		if seatOf(seats, userID) != nil {
+			return apperr.E(apperr.Conflict, "You are already at this table.")
+		}
+		if len(seats) >= g.Seats {
+			return apperr.E(apperr.Conflict, "This table is full.")
+		}
+		now := s.clock.Now()
+		if err := tx.AddSeat(ctx, gameID, &userID, nil, now); err != nil {
+			if errors.Is(err, db.ErrAlreadySeated) {
+				return apperr.E(apperr.Conflict, "You are already at this table.")
+			}
+			return err
+		}
+		if len(seats)+1 == g.Seats {
+			return s.start(ctx, tx, g, now)
+		}
+		return tx.NotifyGame(ctx, gameID, g.Version)
+	})
+}
+
+// Leave takes a user's seat back before the game starts. When the creator
+// leaves, the game is cancelled.
+func (s *Service) Leave(ctx context.Context, userID, gameID int64) error {
+	return s.store.Tx(ctx, func(tx *db.Tx) error {
+		g, seats, err := lockOpen(ctx, tx, gameID)
+		if err != nil {
+			return err
+		}
+		if seatOf(seats, userID) == nil {
+			return apperr.E(apperr.Conflict, "You are not at this table.")
+		}
+		now := s.clock.Now()
+		if g.CreatorID == userID {
+			if err := tx.CancelGame(ctx, gameID, now); err != nil {
+				return err
+			}
+		} else if _, err := tx.RemoveSeat(ctx, gameID, userID); err != nil {
+			return err
+		}
+		return tx.NotifyGame(ctx, gameID, g.Version)
+	})
+}
+
+// AddBot lets the creator of a casual game fill a seat with a bot.
+func (s *Service) AddBot(ctx context.Context, userID, gameID int64, level string) error {
+	if _, err := bot.New(bot.Level(level)); err != nil {
+		return (apperr.FieldErrors{"level": "Choose a bot level."}).Err()
+	}
+	return s.store.Tx(ctx, func(tx *db.Tx) error {
+		g, seats, err := lockOpen(ctx, tx, gameID)
+		if err != nil {
+			return err
+		}
+		if g.CreatorID != userID {
+			return apperr.E(apperr.Forbidden, "Only the game's creator can add bots.")
+		}
+		if g.Ranked {
+			return apperr.E(apperr.Forbidden, "Ranked games are for people only: no bots.")
+		}
+		if len(seats) >= g.Seats {
+			return apperr.E(apperr.Conflict, "This table is full.")
+		}
+		now := s.clock.Now()
+		if err := tx.AddSeat(ctx, gameID, nil, &level, now); err != nil {
+			return err
+		}
+		if len(seats)+1 == g.Seats {
+			return s.start(ctx, tx, g, now)
+		}
+		return tx.NotifyGame(ctx, gameID, g.Version)
+	})
+}
+
+// RemoveBot lets the creator take a bot off an open table.
+func (s *Service) RemoveBot(ctx context.Context, userID, gameID, seatID int64) error {
+	return s.store.Tx(ctx, func(tx *db.Tx) error {
+		g, _, err := lockOpen(ctx, tx, gameID)
+		if err != nil {
+			return err
+		}
+		if g.CreatorID != userID {
+			return apperr.E(apperr.Forbidden, "Only the game's creator can remove bots.")
+		}
+		ok, err := tx.RemoveBotSeat(ctx, gameID, seatID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return apperr.E(apperr.NotFound, "That bot is not at this table.")
+		}
+		return tx.NotifyGame(ctx, gameID, g.Version)
+	})
+}
+
+// Start lets the creator start an open game with at least 3 seats taken.
+func (s *Service) Start(ctx context.Context, userID, gameID int64) error {
+	return s.store.Tx(ctx, func(tx *db.Tx) error {
+		g, seats, err := lockOpen(ctx, tx, gameID)
+		if err != nil {
+			return err
+		}
+		if g.CreatorID != userID {
+			return apperr.E(apperr.Forbidden, "Only the game's creator can start it.")
+		}
+		if len(seats) < engine.MinPlayers {
+			return apperr.E(apperr.Conflict, "A game needs at least %d players: invite people or add bots.", engine.MinPlayers)
+		}
+		return s.start(ctx, tx, g, s.clock.Now())
+	})
+}
+
+// start numbers the seats, marks the game playing with as many players as
+// are seated, and sets whose turn it is.
+func (s *Service) start(ctx context.Context, tx *db.Tx, g db.Game, now time.Time) error {
+	if err := tx.NumberSeats(ctx, g.ID); err != nil {
+		return err
+	}
+	seats, err := tx.Seats(ctx, g.ID)
+	if err != nil {
+		return err
+	}
+	if err := tx.StartGame(ctx, g.ID, len(seats), now); err != nil {
+		return err
+	}
+	g.Status = db.StatusPlaying
+	g.Seats = len(seats)
+	eg, err := rebuild(g, nil)
+	if err != nil {
+		return err
+	}
+	ok, err := tx.SetGameState(ctx, g.ID, g.Version, s.nextState(g, seats, eg, now))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apperr.E(apperr.Conflict, "The game changed while starting.")
+	}
+	return tx.NotifyGame(ctx, g.ID, g.Version)
+}
+
+// options decodes a game's engine options; the player count is the seats
+// taken once the game has started.
+func options(g db.Game) (engine.Options, error) {
+	var o engine.Options
+	if err := json.Unmarshal(g.Options, &o); err != nil {
+		return o, fmt.Errorf("games: options of game %d: %w", g.ID, err)
+	}
+	o.Players = g.Seats
+	return o, nil
+}
+
+// rebuild replays a started game's move log over the deals of its seed.
+func rebuild(g db.Game, moves []db.Move) (*engine.Game, error) {
+	o, err := options(g)
+	if err != nil {
+		return nil, err
+	}
+	actions := make([]engine.Action, len(moves))
+	for i, m := range moves {
+		actions[i] = engine.Action{Seat: m.Seat, Kind: engine.ActionKind(m.Kind), Timeout: m.Timeout}
+	}
+	eg, err := engine.Replay(o, engine.SetupFromSeed(o, uint64(g.Seed)), actions)
+	if err != nil {
+		return nil, fmt.Errorf("games: rebuild game %d: %w", g.ID, err)
+	}
+	return eg, nil
+}
+
+func seatOf(seats []db.Seat, userID int64) *db.Seat {
+	for i := range seats {
+		if seats[i].UserID != nil && *seats[i].UserID == userID {
+			return &seats[i]
+		}
+	}
+	return nil
+}
+
+// bySeat returns the seat row with a seat number.
+func bySeat(seats []db.Seat, n int) *db.Seat {
+	for i := range seats {
+		if seats[i].Seat != nil && *seats[i].Seat == n {
+			return &seats[i]
+		}
+	}
+	return nil
+}
+
+// machineMoves reports whether the server moves for a seat: a bot, or a
+// player who abandoned the game.
+func machineMoves(st *db.Seat) bool {
+	return st != nil && (st.BotLevel != nil || st.Abandoned)
+}
+
+// nextState is the game row after the engine game eg: whose turn, and when
+// the server must act if nobody does.
+func (s *Service) nextState(g db.Game, seats []db.Seat, eg *engine.Game, now time.Time) db.GameState {
+	st := db.GameState{Version: eg.Version(), Status: db.StatusPlaying, UpdatedAt: now}
+	if eg.Finished() {
+		st.Status = db.StatusFinished
+		st.FinishedAt = &now
+		return st
+	}
+	turn := eg.Turn()
+	st.TurnSeat = &turn
+	seat := bySeat(seats, turn)
+	var due time.Time
+	if machineMoves(seat) {
+		// A human-like pause, a little different each time.
+		due = now.Add(s.BotDelay/2 + time.Duration(mrand.Int64N(int64(s.BotDelay)+1)))
+	} else {
+		st.TurnUserID = seat.UserID
+		due = now.Add(time.Duration(g.TurnSeconds) * time.Second)
+	}
+	st.DueAt = &due
+	return st
+}
+
+// ActionError maps an engine rule error to an application error.
+func actionError(err error) error {
+	var re *engine.RuleError
+	if !errors.As(err, &re) {
+		return err
+	}
+	switch re {
+	case engine.ErrNotYourTurn:
+		return apperr.E(apperr.Conflict, "It is not your turn.")
+	case engine.ErrGameOver:
+		return apperr.E(apperr.Conflict, "The game is over.")
+	case engine.ErrNoTokens:
+		return apperr.E(apperr.Invalid, "You have no Pass tokens left, so you must take the card.")
+	}
+	return apperr.E(apperr.Invalid, "%s.", upperFirst(re.Msg))
+}
+
+// ErrStale is the answer to an action on a version of the table that is no
+// longer current: a double click, a second tab, a replayed request.
+var ErrStale = apperr.E(apperr.Conflict, "The table moved on since you looked at it, so your move was not made. Here is the table as it is now.")
+
+// Act applies a player's action to the version of the game they saw.
+func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, kind engine.ActionKind) error {
+	if kind != engine.Take && kind != engine.Pass && kind != engine.LayTiger {
+		return apperr.E(apperr.Invalid, "Unknown move %q: take, pass or tiger.", kind)
+	}
+	return s.store.Tx(ctx, func(tx *db.Tx) error {
+		g, err := tx.GameForUpdate(ctx, gameID)
+		if errors.Is(err, db.ErrNotFound) {
+			return errNoGame
+		}
+		if err != nil {
+			return err
+		}
+		seats, err := tx.Seats(ctx, gameID)
+		if err != nil {
+			return err
+		}
+		me := seatOf(seats, userID)
+		if me == nil {
+			if !g.Public {
+				return errNoGame
+			}
+			return apperr.E(apperr.Forbidden, "You are not playing in this game.")
+		}
+		switch g.Status {
+		case db.StatusOpen:
+			return apperr.E(apperr.Conflict, "The game has not started yet.")
+		case db.StatusFinished, db.StatusCancelled:
+			return apperr.E(apperr.Conflict, "The game is over.")
+		}
+		if me.Abandoned {
+			return apperr.E(apperr.Forbidden, "You let your time run out %d times, so a bot plays your seat to the end of this game.", MaxTimeouts)
+		}
+		if version != g.Version {
+			return ErrStale
+		}
+		moves, err := tx.Moves(ctx, gameID)
+		if err != nil {
+			return err
+		}
+		eg, err := rebuild(g, moves)
+		if err != nil {
+			return err
+		}
+		return s.apply(ctx, tx, g, seats, eg, engine.Action{Seat: *me.Seat, Kind: kind})
+	})
+}
+
+// apply applies one action inside the transaction: the engine decides, the
+// move goes into the log, a finished round and the final placings are
+// stored, the game row moves on, and the other instances are told.
+func (s *Service) apply(ctx context.Context, tx *db.Tx, g db.Game, seats []db.Seat, eg *engine.Game, a engine.Action) error {
+	before := len(eg.Events())
+	if err := eg.Apply(a); err != nil {
+		return actionError(err)
+	}
+	now := s.clock.Now()
+	var move db.Move
+	for _, e := range eg.Events()[before:] {
+		switch e.Kind {
+		case engine.EventPass, engine.EventTake, engine.EventTiger:
+			move = db.Move{GameID: g.ID, Seq: eg.Version(), Round: e.Round, Seat: e.Seat, Kind: string(a.Kind), Card: e.Card, Pot: e.Tokens, Timeout: a.Timeout, CreatedAt: now}
+		case engine.EventRoundEnd:
+			res := eg.Results()[e.Round-1]
+			raw, err := json.Marshal(res)
+			if err != nil {
+				return fmt.Errorf("games: encode round: %w", err)
+			}
+			if err := tx.AddRound(ctx, db.Round{GameID: g.ID, Round: e.Round, Result: raw, FinishedAt: now}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := tx.AppendMoves(ctx, []db.Move{move}); err != nil {
+		return err
+	}
+	if eg.Finished() {
+		totals := eg.Totals()
+		placings := Placings(totals, seats)
+		for seat, total := range totals {
+			if err := tx.SetSeatResult(ctx, g.ID, seat, total, placings[seat]); err != nil {
+				return err
+			}
+		}
+	}
+	ok, err := tx.SetGameState(ctx, g.ID, g.Version, s.nextState(g, seats, eg, now))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrStale
+	}
+	return tx.NotifyGame(ctx, g.ID, eg.Version())
+}
+
+// Placings ranks seats by total (ties share a placing); in a ranked game a
+// player who abandoned places last, below everyone who stayed.
+func Placings(totals []int, seats []db.Seat) []int {
+	placings := engine.Placings(totals)
+	worst := 0
+	stayed := make([]int, 0, len(totals))
+	for i, t := range totals {
+		if st := bySeat(seats, i); st != nil && st.Abandoned {
+			continue
+		}
+		stayed = append(stayed, t)
+	}
+	if len(stayed) == len(totals) {
+		return placings
+	}
+	ranked := engine.Placings(stayed)
+	k := 0
+	for i := range totals {
+		if st := bySeat(seats, i); st != nil && st.Abandoned {
+			continue
+		}
+		placings[i] = ranked[k]
+		worst = max(worst, ranked[k])
+		k++
+	}
+	for i := range totals {
+		if st := bySeat(seats, i); st != nil && st.Abandoned {
+			placings[i] = worst + 1
+		}
+	}
+	return placings
+}

@@ -1,0 +1,215 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/db"
+	"nothanks/internal/engine"
+	"nothanks/internal/games"
+)
+
+const ctxAPIUser = "api_user"
+
+// apiAuth authenticates API requests by personal token:
+// "Authorization: Bearer nt_...". Cookies are not looked at, so a browser
+// cannot be made to call the API on its user's behalf.
+func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		auth := c.Request().Header.Get(echo.HeaderAuthorization)
+		token, ok := strings.CutPrefix(auth, "Bearer ")
+		if !ok {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="nothanks"`)
+		}
+		u, err := s.accounts.UserByAPIToken(c.Request().Context(), strings.TrimSpace(token))
+		if err != nil {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="nothanks", error="invalid_token"`)
+			return err
+		}
+		c.Set(ctxAPIUser, &u)
+		return next(c)
+	}
+}
+
+func apiUser(c echo.Context) *db.User {
+	u, _ := c.Get(ctxAPIUser).(*db.User)
+	return u
+}
+
+// apiGame is a game in the API's lists.
+type apiGame struct {
+	ID          int64          `json:"id"`
+	URL         string         `json:"url"`
+	Status      string         `json:"status"`
+	Options     engine.Options `json:"options"`
+	Seats       int            `json:"seats"`
+	Taken       int            `json:"taken"`
+	Players     []string       `json:"players"`
+	Public      bool           `json:"public"`
+	Ranked      bool           `json:"ranked"`
+	Pace        string         `json:"pace"`
+	TurnSeconds int            `json:"turn_seconds"`
+	YourTurn    bool           `json:"your_turn"`
+}
+
+func (s *Server) apiGameOf(g db.GameSummary, userID int64) apiGame {
+	var o engine.Options
+	_ = jsonUnmarshal(g.Options, &o)
+	return apiGame{
+		ID: g.ID, URL: fmt.Sprintf("%s/games/%d", s.cfg.BaseURL, g.ID), Status: g.Status, Options: o, Seats: g.Seats,
+		Taken: g.Taken, Players: g.Players, Public: g.Public, Ranked: g.Ranked, Pace: g.Pace, TurnSeconds: g.TurnSeconds,
+		YourTurn: g.Status == db.StatusPlaying && g.TurnUserID != nil && *g.TurnUserID == userID,
+	}
+}
+
+// apiTable is one player's view of a game.
+type apiTable struct {
+	ID          int64          `json:"id"`
+	URL         string         `json:"url"`
+	Status      string         `json:"status"`
+	Version     int            `json:"version"`
+	Options     engine.Options `json:"options"`
+	Public      bool           `json:"public"`
+	Ranked      bool           `json:"ranked"`
+	Pace        string         `json:"pace"`
+	TurnSeconds int            `json:"turn_seconds"`
+	Players     []apiPlayer    `json:"players"`
+	// YourSeat is null for a spectator.
+	YourSeat *int       `json:"your_seat"`
+	YourTurn bool       `json:"your_turn"`
+	Deadline *time.Time `json:"deadline,omitempty"`
+	// View is the projection for you (null before the start): your own
+	// tokens only, never the deck or the removed cards.
+	View *engine.View `json:"view"`
+}
+
+type apiPlayer struct {
+	Seat *int   `json:"seat"`
+	Name string `json:"name"`
+	Bot  string `json:"bot,omitempty"`
+}
+
+func (s *Server) apiTableOf(t *games.Table) apiTable {
+	g := t.Game
+	out := apiTable{
+		ID: g.ID, URL: fmt.Sprintf("%s/games/%d", s.cfg.BaseURL, g.ID), Status: g.Status, Version: g.Version,
+		Options: t.Options, Public: g.Public, Ranked: g.Ranked, Pace: g.Pace, TurnSeconds: g.TurnSeconds, View: t.View,
+	}
+	for _, st := range t.Seats {
+		p := apiPlayer{Seat: st.Seat, Name: games.Name(st)}
+		if st.BotLevel != nil {
+			p.Bot = *st.BotLevel
+		}
+		out.Players = append(out.Players, p)
+	}
+	if t.ViewerSeat != engine.Spectator {
+		seat := t.ViewerSeat
+		out.YourSeat = &seat
+		out.YourTurn = t.View != nil && t.View.Turn == seat
+	}
+	if out.YourTurn && g.DueAt != nil {
+		out.Deadline = g.DueAt
+	}
+	return out
+}
+
+func (s *Server) apiMe(c echo.Context) error {
+	u := apiUser(c)
+	return c.JSON(http.StatusOK, map[string]any{"id": u.ID, "username": u.Username})
+}
+
+func (s *Server) apiOpenGames(c echo.Context) error {
+	gs, err := s.games.OpenGames(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	out := make([]apiGame, len(gs))
+	for i, g := range gs {
+		out[i] = s.apiGameOf(g, apiUser(c).ID)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"games": out})
+}
+
+func (s *Server) apiMyGames(c echo.Context) error {
+	u := apiUser(c)
+	gs, err := s.games.MyGames(c.Request().Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	out := make([]apiGame, len(gs))
+	for i, g := range gs {
+		out[i] = s.apiGameOf(g, u.ID)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"games": out})
+}
+
+func (s *Server) apiCreateGame(c echo.Context) error {
+	in := games.DefaultCreateInput()
+	if err := c.Bind(&in); err != nil {
+		return apperr.E(apperr.Invalid, "The body is not a JSON object of game options.")
+	}
+	id, err := s.games.Create(c.Request().Context(), apiUser(c).ID, in)
+	if err != nil {
+		return err
+	}
+	return s.apiShow(c, id, http.StatusCreated)
+}
+
+func (s *Server) apiShow(c echo.Context, id int64, status int) error {
+	u := apiUser(c)
+	t, err := s.games.Table(c.Request().Context(), &u.ID, id, "")
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, s.apiTableOf(t))
+}
+
+func (s *Server) apiGetGame(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	return s.apiShow(c, id, http.StatusOK)
+}
+
+type apiBody struct {
+	Version *int   `json:"version"`
+	Code    string `json:"code"`
+	Level   string `json:"level"`
+}
+
+// apiDo runs a lobby or table use case and answers with the caller's view.
+func (s *Server) apiDo(do func(c echo.Context, userID, gameID int64, body apiBody) error) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id, err := gameID(c)
+		if err != nil {
+			return err
+		}
+		var body apiBody
+		if c.Request().ContentLength != 0 {
+			if err := c.Bind(&body); err != nil {
+				return apperr.E(apperr.Invalid, "The body is not valid JSON.")
+			}
+		}
+		if err := do(c, apiUser(c).ID, id, body); err != nil {
+			return err
+		}
+		return s.apiShow(c, id, http.StatusOK)
+	}
+}
+
+func (s *Server) apiAct(kind engine.ActionKind) echo.HandlerFunc {
+	return s.apiDo(func(c echo.Context, userID, id int64, b apiBody) error {
+		if b.Version == nil {
+			return (apperr.FieldErrors{"version": "Send the version of the game you saw, as {\"version\": N}."}).Err()
+		}
+		return s.games.Act(c.Request().Context(), userID, id, *b.Version, kind)
+	})
+}
+
+func (s *Server) apiRecord(c echo.Context) error { return s.record(c) }

@@ -1,0 +1,247 @@
+package handlers
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"nothanks/internal/db"
+	"nothanks/internal/engine"
+	"nothanks/internal/engine/bot"
+	"nothanks/internal/games"
+	"nothanks/internal/views"
+)
+
+// summary puts a game's options in words.
+func summary(o engine.Options) string {
+	parts := []string{fmt.Sprintf("%d players", o.Players), plural(o.Rounds, "round"), o.Variant.Label()}
+	if o.OpenTokens {
+		parts = append(parts, "open tokens")
+	}
+	if o.HiddenTiger {
+		parts = append(parts, "Hidden Tiger")
+	}
+	return strings.Join(parts, " · ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// paceLabel puts a game's pace in words.
+func paceLabel(pace string, seconds int) string {
+	if pace == games.Correspondence {
+		return "Correspondence · " + durationLabel(seconds) + " a decision"
+	}
+	return "Live · " + durationLabel(seconds) + " a decision"
+}
+
+func durationLabel(seconds int) string {
+	d := time.Duration(seconds) * time.Second
+	switch {
+	case d >= 24*time.Hour && d%(24*time.Hour) == 0:
+		return plural(int(d/(24*time.Hour)), "day")
+	case d >= time.Hour && d%time.Hour == 0:
+		return plural(int(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return plural(int(d/time.Minute), "minute")
+	}
+	return fmt.Sprintf("%d seconds", seconds)
+}
+
+// tableView builds the board's view model from what the viewer may see.
+func (s *Server) tableView(t *games.Table, viewer *db.User, code string) views.TableView {
+	g := t.Game
+	v := views.TableView{
+		GameID: g.ID, Version: g.Version, Status: g.Status, Summary: summary(t.Options),
+		Pace: paceLabel(g.Pace, g.TurnSeconds), Public: g.Public, Ranked: g.Ranked, Watchers: t.Watchers, MyTokens: -1,
+	}
+	if code != "" {
+		v.Query = "?code=" + url.QueryEscape(code)
+	}
+	if g.Status == db.StatusOpen {
+		v.Lobby = s.lobbyView(t, viewer, code)
+		return v
+	}
+	if t.View == nil {
+		return v
+	}
+	return fillTable(v, t, t.View, g)
+}
+
+// fillTable fills the table part of a view model from a projection.
+func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game) views.TableView {
+	names := t.SeatNames()
+	v.Round, v.Rounds = pv.Round, pv.Options.Rounds
+	v.ActiveCard, v.Pot, v.DeckLeft = pv.ActiveCard, pv.Pot, pv.DeckLeft
+	if pv.Turn >= 0 && pv.Turn < len(names) {
+		v.TurnName = names[pv.Turn]
+		v.MyTurn = pv.Turn == t.ViewerSeat
+	}
+	if g.DueAt != nil && g.TurnUserID != nil {
+		v.Deadline = g.DueAt.UTC().Format(time.RFC3339)
+	}
+	for i, sv := range pv.Seats {
+		st := t.Seats[i]
+		seat := views.SeatView{
+			Seat: i, Name: names[i], Bot: st.BotLevel != nil, Me: i == t.ViewerSeat, Turn: i == pv.Turn,
+			Abandoned: st.Abandoned, Runs: sv.Runs, CardPoints: sv.CardPoints, Tokens: "?",
+			Total: pv.Totals[i], TigerHeld: sv.TigerHeld, TigerPlayed: sv.TigerPlayed,
+		}
+		if st.Username != nil {
+			seat.ProfileURL = "/u/" + *st.Username
+		}
+		if sv.Tokens != nil {
+			seat.Tokens = fmt.Sprint(*sv.Tokens)
+			if i == t.ViewerSeat {
+				v.MyTokens = *sv.Tokens
+			}
+		}
+		v.Seats = append(v.Seats, seat)
+	}
+	for _, k := range pv.Legal {
+		switch k {
+		case engine.Take:
+			v.CanTake = true
+		case engine.Pass:
+			v.CanPass = true
+		case engine.LayTiger:
+			v.CanTiger = true
+		}
+	}
+	if v.MyTurn && !v.CanPass {
+		v.PassBlocked = "You have no tokens left, so you must take the card."
+	}
+	v.Log = logLines(pv.Events, names, 80)
+	if len(pv.Results) > 0 {
+		st := &views.ScoreTable{}
+		for _, r := range pv.Results {
+			st.Rounds = append(st.Rounds, r.Round)
+		}
+		for i, name := range names {
+			row := views.ScoreRow{Name: name, Total: pv.Totals[i]}
+			for _, r := range pv.Results {
+				row.PerRound = append(row.PerRound, r.Scores[i])
+			}
+			st.Rows = append(st.Rows, row)
+		}
+		v.Scores = st
+	}
+	if pv.Finished {
+		placings := games.Placings(pv.Totals, t.Seats)
+		for i, name := range names {
+			v.Standings = append(v.Standings, views.Standing{Place: placings[i], Name: name, Total: pv.Totals[i], Me: i == t.ViewerSeat})
+		}
+		sortStandings(v.Standings)
+		v.ReplayURL = fmt.Sprintf("/games/%d/replay", g.ID)
+	}
+	return v
+}
+
+func sortStandings(st []views.Standing) {
+	for i := 1; i < len(st); i++ {
+		for j := i; j > 0 && st[j].Place < st[j-1].Place; j-- {
+			st[j], st[j-1] = st[j-1], st[j]
+		}
+	}
+}
+
+// logLines writes the public events, newest first, at most max of them.
+func logLines(events []engine.Event, names []string, max int) []views.LogLine {
+	var out []views.LogLine
+	for i := len(events) - 1; i >= 0 && len(out) < max; i-- {
+		if text := eventText(events[i], names); text != "" {
+			out = append(out, views.LogLine{Round: events[i].Round, Text: text, Timeout: events[i].Timeout})
+		}
+	}
+	return out
+}
+
+func eventText(e engine.Event, names []string) string {
+	name := func() string {
+		if e.Seat >= 0 && e.Seat < len(names) {
+			return names[e.Seat]
+		}
+		return "?"
+	}
+	switch e.Kind {
+	case engine.EventRoundStart:
+		return fmt.Sprintf("Round %d begins with %d; %s starts.", e.Round, e.Card, name())
+	case engine.EventPass:
+		return fmt.Sprintf("%s: No thanks! to %d (%s on it).", name(), e.Card, plural(e.Tokens, "token"))
+	case engine.EventTake:
+		return fmt.Sprintf("%s took %d with %s.", name(), e.Card, plural(e.Tokens, "token"))
+	case engine.EventFlip:
+		return fmt.Sprintf("Turned up %d.", e.Card)
+	case engine.EventTiger:
+		return fmt.Sprintf("%s laid the Hidden Tiger.", name())
+	case engine.EventRoundEnd:
+		return fmt.Sprintf("Round %d is over and scored.", e.Round)
+	case engine.EventGameEnd:
+		return "The game is over."
+	}
+	return ""
+}
+
+func (s *Server) lobbyView(t *games.Table, viewer *db.User, code string) *views.LobbyView {
+	var viewerID *int64
+	if viewer != nil {
+		viewerID = &viewer.ID
+	}
+	creator := t.IsCreator(viewerID)
+	l := &views.LobbyView{
+		Capacity: t.Game.Seats, IsCreator: creator, IsSeated: t.Seated, LoggedIn: viewer != nil,
+		CanJoin:   viewer != nil && !t.Seated && len(t.Seats) < t.Game.Seats,
+		CanStart:  creator && len(t.Seats) >= engine.MinPlayers,
+		CanAddBot: creator && !t.Game.Ranked && len(t.Seats) < t.Game.Seats,
+	}
+	for _, st := range t.Seats {
+		if st.UserID != nil && *st.UserID == t.Game.CreatorID {
+			l.Creator = games.Name(st)
+		}
+		l.Seats = append(l.Seats, views.LobbySeat{ID: st.ID, Name: games.Name(st), Bot: st.BotLevel != nil, CanRemove: creator && st.BotLevel != nil})
+	}
+	if !t.Game.Public {
+		l.InviteCode = code
+		if t.Seated {
+			l.InviteURL = s.cfg.BaseURL.String() + "/join/" + t.Game.InviteCode
+			l.InviteCode = t.Game.InviteCode
+		}
+	} else if t.Seated {
+		l.InviteURL = fmt.Sprintf("%s/games/%d", s.cfg.BaseURL.String(), t.Game.ID)
+	}
+	for _, lv := range bot.Levels {
+		l.BotLevels = append(l.BotLevels, views.Choice{Value: string(lv), Label: lv.Label()})
+	}
+	return l
+}
+
+// gameRow is a game in a list.
+func gameRow(g db.GameSummary, userID int64) views.GameRow {
+	var o engine.Options
+	_ = jsonUnmarshal(g.Options, &o)
+	if g.Status != db.StatusOpen {
+		o.Players = g.Seats
+	}
+	r := views.GameRow{
+		ID: g.ID, URL: fmt.Sprintf("/games/%d", g.ID), Summary: summary(o), Pace: paceLabel(g.Pace, g.TurnSeconds),
+		Players: g.Players, Taken: g.Taken, Seats: g.Seats, Status: g.Status, Watchers: g.Watchers, Ranked: g.Ranked,
+	}
+	if g.TurnName != nil {
+		r.TurnName = *g.TurnName
+	} else if g.Status == db.StatusPlaying {
+		r.TurnName = "a bot"
+	}
+	r.MyTurn = g.Status == db.StatusPlaying && g.TurnUserID != nil && *g.TurnUserID == userID
+	if r.MyTurn && g.DueAt != nil {
+		r.Deadline = g.DueAt.UTC().Format(time.RFC3339)
+	}
+	if g.MyPlacing != nil {
+		r.Placing = *g.MyPlacing
+	}
+	return r
+}

@@ -1,0 +1,292 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/db"
+	"nothanks/internal/engine"
+	"nothanks/internal/games"
+	"nothanks/internal/views"
+)
+
+func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
+
+// gameID reads the :id path parameter.
+func gameID(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, apperr.E(apperr.NotFound, "There is no such game.")
+	}
+	return id, nil
+}
+
+func viewerID(c echo.Context) *int64 {
+	if u := currentUser(c); u != nil {
+		return &u.ID
+	}
+	return nil
+}
+
+func (s *Server) openGames(c echo.Context) error {
+	gs, err := s.games.OpenGames(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	rows := make([]views.GameRow, len(gs))
+	for i, g := range gs {
+		rows[i] = gameRow(g, 0)
+	}
+	return render(c, http.StatusOK, views.OpenGamesPage(s.page(c, "Open games"), rows))
+}
+
+func (s *Server) watch(c echo.Context) error {
+	gs, err := s.games.LiveGames(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	rows := make([]views.GameRow, len(gs))
+	for i, g := range gs {
+		rows[i] = gameRow(g, 0)
+	}
+	return render(c, http.StatusOK, views.WatchPage(s.page(c, "Watch"), rows))
+}
+
+func (s *Server) myGames(c echo.Context) error {
+	u := currentUser(c)
+	gs, err := s.games.MyGames(c.Request().Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	rows := make([]views.GameRow, len(gs))
+	for i, g := range gs {
+		rows[i] = gameRow(g, u.ID)
+	}
+	return render(c, http.StatusOK, views.MyGamesPage(s.page(c, "My games"), rows))
+}
+
+func newGameView(in games.CreateInput, err error) views.NewGameView {
+	v := views.NewGameView{Pace: in.Pace, TurnSeconds: strconv.Itoa(in.TurnSeconds)}
+	values := map[string]string{
+		"seats": strconv.Itoa(in.Seats), "rounds": strconv.Itoa(in.Rounds), "variant": in.Variant,
+		"open_tokens": strconv.FormatBool(in.OpenTokens), "hidden_tiger": strconv.FormatBool(in.HiddenTiger),
+		"private": strconv.FormatBool(in.Private), "ranked": strconv.FormatBool(in.Ranked),
+	}
+	v.Form = formOf(values, err)
+	for n := engine.MinPlayers; n <= engine.MaxPlayers; n++ {
+		v.Seats = append(v.Seats, views.Choice{Value: strconv.Itoa(n), Label: fmt.Sprintf("%d players", n)})
+	}
+	for n := engine.MinRounds; n <= engine.MaxRounds; n++ {
+		label := plural(n, "round")
+		if n == engine.RecommendedRounds {
+			label += " (recommended)"
+		}
+		v.Rounds = append(v.Rounds, views.Choice{Value: strconv.Itoa(n), Label: label})
+	}
+	for _, va := range engine.Variants {
+		v.Variants = append(v.Variants, views.Choice{Value: string(va), Label: va.Label()})
+	}
+	for _, sec := range games.LiveTimers {
+		v.LiveTimers = append(v.LiveTimers, views.Choice{Value: strconv.Itoa(sec), Label: durationLabel(sec)})
+	}
+	for _, sec := range games.CorrespondenceTimers {
+		v.CorrTimers = append(v.CorrTimers, views.Choice{Value: strconv.Itoa(sec), Label: durationLabel(sec)})
+	}
+	return v
+}
+
+func (s *Server) newGame(c echo.Context) error {
+	return render(c, http.StatusOK, views.NewGamePage(s.page(c, "Create a game"), newGameView(games.DefaultCreateInput(), nil)))
+}
+
+func (s *Server) createGame(c echo.Context) error {
+	var in games.CreateInput
+	if err := c.Bind(&in); err != nil {
+		return apperr.E(apperr.Invalid, "The form could not be read.")
+	}
+	id, err := s.games.Create(c.Request().Context(), currentUser(c).ID, in)
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return err
+		}
+		return render(c, statusOf(apperr.CodeOf(err)), views.NewGamePage(s.page(c, "Create a game"), newGameView(in, err)))
+	}
+	return redirect(c, fmt.Sprintf("/games/%d", id))
+}
+
+// board loads the viewer's view model of a game.
+func (s *Server) board(c echo.Context, id int64, code, notice string) (views.TableView, error) {
+	t, err := s.games.Table(c.Request().Context(), viewerID(c), id, code)
+	if err != nil {
+		return views.TableView{}, err
+	}
+	v := s.tableView(t, currentUser(c), code)
+	v.Notice = notice
+	return v, nil
+}
+
+func (s *Server) showGame(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	v, err := s.board(c, id, c.QueryParam("code"), "")
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.GamePage(s.page(c, fmt.Sprintf("Game #%d", id)), v))
+}
+
+// joinByInvite opens a private game's lobby from its invite link.
+func (s *Server) joinByInvite(c echo.Context) error {
+	g, err := s.games.GameByInvite(c.Request().Context(), c.Param("code"))
+	if err != nil {
+		return err
+	}
+	v, err := s.board(c, g, c.Param("code"), "")
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.GamePage(s.page(c, fmt.Sprintf("Game #%d", g)), v))
+}
+
+// boardFragment answers the polling fallback: 204 when the viewer's version
+// is current, else the board.
+func (s *Server) boardFragment(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	v, err := s.board(c, id, c.QueryParam("code"), "")
+	if err != nil {
+		return err
+	}
+	if seen, err := strconv.Atoi(c.QueryParam("v")); err == nil && seen == v.Version && v.Status != db.StatusOpen {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return render(c, http.StatusOK, views.Board(v))
+}
+
+// afterChange answers a lobby or table action: the fresh board for htmx
+// (with the refusal's message, if any), a redirect for a plain form.
+func (s *Server) afterChange(c echo.Context, id int64, code string, actErr error) error {
+	status := http.StatusOK
+	notice := ""
+	if actErr != nil {
+		switch apperr.CodeOf(actErr) {
+		case apperr.Internal, apperr.NotFound, apperr.Unauthorized:
+			return actErr
+		}
+		status, notice = statusOf(apperr.CodeOf(actErr)), apperr.MessageOf(actErr)
+	}
+	if !isFragment(c) {
+		if notice != "" {
+			s.setFlash(c, "error", notice)
+		}
+		return redirect(c, fmt.Sprintf("/games/%d", id))
+	}
+	v, err := s.board(c, id, code, notice)
+	if err != nil {
+		return err
+	}
+	return render(c, status, views.Board(v))
+}
+
+func (s *Server) lobbyAction(do func(c echo.Context, userID, gameID int64) error) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id, err := gameID(c)
+		if err != nil {
+			return err
+		}
+		return s.afterChange(c, id, c.FormValue("code"), do(c, currentUser(c).ID, id))
+	}
+}
+
+func (s *Server) joinGame(c echo.Context, userID, id int64) error {
+	return s.games.Join(c.Request().Context(), userID, id, c.FormValue("code"))
+}
+
+func (s *Server) leaveGame(c echo.Context, userID, id int64) error {
+	return s.games.Leave(c.Request().Context(), userID, id)
+}
+
+func (s *Server) startGame(c echo.Context, userID, id int64) error {
+	return s.games.Start(c.Request().Context(), userID, id)
+}
+
+func (s *Server) addBot(c echo.Context, userID, id int64) error {
+	return s.games.AddBot(c.Request().Context(), userID, id, c.FormValue("level"))
+}
+
+func (s *Server) removeBot(c echo.Context, userID, id int64) error {
+	seatID, err := strconv.ParseInt(c.Param("seat"), 10, 64)
+	if err != nil {
+		return apperr.E(apperr.NotFound, "That bot is not at this table.")
+	}
+	return s.games.RemoveBot(c.Request().Context(), userID, id, seatID)
+}
+
+// act handles Take, No thanks! and the Tiger, for the version the player saw.
+func (s *Server) act(kind engine.ActionKind) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id, err := gameID(c)
+		if err != nil {
+			return err
+		}
+		version, err := strconv.Atoi(c.FormValue("version"))
+		if err != nil {
+			return s.afterChange(c, id, "", apperr.E(apperr.Invalid, "The move did not say which table it was made on; reload the page."))
+		}
+		return s.afterChange(c, id, "", s.games.Act(c.Request().Context(), currentUser(c).ID, id, version, kind))
+	}
+}
+
+func (s *Server) replay(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	step, _ := strconv.Atoi(c.QueryParam("step"))
+	t, steps, err := s.games.ReplayStep(c.Request().Context(), viewerID(c), id, step)
+	if err != nil {
+		return err
+	}
+	step = min(max(step, 0), steps)
+	v := views.TableView{GameID: id, Status: db.StatusPlaying, Summary: summary(t.Options), Pace: paceLabel(t.Game.Pace, t.Game.TurnSeconds), MyTokens: -1}
+	if step == steps {
+		v.Status = db.StatusFinished
+	}
+	v = fillTable(v, t, t.View, db.Game{ID: id})
+	v.ReplayURL = ""
+	r := views.ReplayView{GameID: id, Step: step, Steps: steps, Table: v}
+	events := t.View.Events
+	for i := len(events) - 1; i >= 0; i-- {
+		if _, ok := events[i].Action(); ok {
+			r.Last = eventText(events[i], t.SeatNames())
+			break
+		}
+	}
+	return render(c, http.StatusOK, views.ReplayPage(s.page(c, fmt.Sprintf("Replay of game #%d", id)), r))
+}
+
+// record serves a finished game's record as JSON.
+func (s *Server) record(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	viewer := viewerID(c)
+	if u := apiUser(c); u != nil {
+		viewer = &u.ID
+	}
+	r, _, err := s.games.Record(c.Request().Context(), viewer, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, r)
+}

@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/views"
+)
+
+// settingsWithTokens renders the settings page with the API tokens section.
+func (s *Server) settingsWithTokens(c echo.Context, status int, v views.SettingsView) error {
+	tokens, err := s.accounts.APITokens(c.Request().Context(), currentUser(c).ID)
+	if err != nil {
+		return err
+	}
+	for _, t := range tokens {
+		tv := views.APITokenView{ID: t.ID, Name: t.Name, Created: t.CreatedAt.Format("2 Jan 2006"), LastUsed: "never"}
+		if t.LastUsedAt != nil {
+			tv.LastUsed = t.LastUsedAt.Format("2 Jan 2006 15:04")
+		}
+		v.Tokens = append(v.Tokens, tv)
+	}
+	return render(c, status, views.SettingsPage(s.page(c, "Settings"), v))
+}
+
+func (s *Server) createToken(c echo.Context) error {
+	v, err := s.settingsView(c)
+	if err != nil {
+		return err
+	}
+	name := c.FormValue("name")
+	token, err := s.accounts.CreateAPIToken(c.Request().Context(), currentUser(c).ID, name)
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return err
+		}
+		v.TokenForm = formOf(map[string]string{"name": name}, err)
+		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
+	}
+	v.NewToken = token
+	return s.settingsWithTokens(c, http.StatusOK, v)
+}
+
+func (s *Server) revokeToken(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return apperr.E(apperr.NotFound, "No such token.")
+	}
+	if err := s.accounts.RevokeAPIToken(c.Request().Context(), currentUser(c).ID, id); err != nil {
+		return err
+	}
+	s.setFlash(c, "ok", "The token is revoked; programs using it can no longer act for you.")
+	return redirect(c, "/settings")
+}

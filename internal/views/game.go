@@ -1,0 +1,160 @@
+package views
+
+// TableView is a game's board as one viewer sees it: the lobby before the
+// start, the table of play after. Handlers build it from the projection the
+// viewer may see; nothing hidden from that viewer is in it.
+type TableView struct {
+	GameID   int64
+	Version  int
+	Status   string // open, playing, finished, cancelled
+	Summary  string // options in words
+	Pace     string
+	Public   bool
+	Ranked   bool
+	Watchers int
+	// Notice is a message to show above the table (a refused move).
+	Notice string
+	// Query is appended to the stream and poll URLs (a private game's
+	// invite code for a visitor who holds it).
+	Query string
+
+	Lobby *LobbyView
+
+	Round, Rounds int
+	ActiveCard    int
+	Pot           int
+	DeckLeft      int
+	TurnName      string
+	MyTurn        bool
+	// Deadline is when the player to move runs out of time (RFC 3339).
+	Deadline string
+	Seats    []SeatView
+	// MyTokens is the viewer's own token count; -1 for a spectator.
+	MyTokens    int
+	CanTake     bool
+	CanPass     bool
+	CanTiger    bool
+	PassBlocked string
+	Log         []LogLine
+	Scores      *ScoreTable
+	Standings   []Standing
+	// ReplayURL is set once the game is over.
+	ReplayURL string
+}
+
+// SeatView is one seat at the table.
+type SeatView struct {
+	Seat        int
+	Name        string
+	ProfileURL  string
+	Bot         bool
+	Me          bool
+	Turn        bool
+	Abandoned   bool
+	Runs        [][]int
+	CardPoints  int
+	Tokens      string // the count, or "?" when hidden
+	Total       int
+	TigerHeld   bool
+	TigerPlayed bool
+}
+
+// LogLine is one entry of the move log.
+type LogLine struct {
+	Round   int
+	Text    string
+	Timeout bool
+}
+
+// ScoreTable is the round-by-round scores.
+type ScoreTable struct {
+	Rounds []int
+	Rows   []ScoreRow
+}
+
+// ScoreRow is one player's scores.
+type ScoreRow struct {
+	Name     string
+	PerRound []int
+	Total    int
+}
+
+// Standing is one line of the final standings.
+type Standing struct {
+	Place int
+	Name  string
+	Total int
+	Me    bool
+}
+
+// LobbyView is an open game waiting for players.
+type LobbyView struct {
+	Seats     []LobbySeat
+	Capacity  int
+	Creator   string
+	IsCreator bool
+	IsSeated  bool
+	CanJoin   bool
+	CanStart  bool
+	CanAddBot bool
+	LoggedIn  bool
+	InviteURL string
+	// InviteCode is sent with a join through an invite link.
+	InviteCode string
+	BotLevels  []Choice
+}
+
+// LobbySeat is a taken seat in the lobby.
+type LobbySeat struct {
+	ID   int64
+	Name string
+	Bot  bool
+	// CanRemove: the viewer (the creator) may take this bot off.
+	CanRemove bool
+}
+
+// Choice is an option of a select.
+type Choice struct {
+	Value string
+	Label string
+}
+
+// GameRow is a game in a list.
+type GameRow struct {
+	ID       int64
+	URL      string
+	Summary  string
+	Pace     string
+	Players  []string
+	Taken    int
+	Seats    int
+	Status   string
+	TurnName string
+	MyTurn   bool
+	Placing  int
+	Watchers int
+	Deadline string
+	Ranked   bool
+}
+
+// NewGameView is the create-game form with its choices.
+type NewGameView struct {
+	Form        Form
+	Seats       []Choice
+	Rounds      []Choice
+	Variants    []Choice
+	LiveTimers  []Choice
+	CorrTimers  []Choice
+	Pace        string
+	TurnSeconds string
+}
+
+// ReplayView is one step of a finished game's replay.
+type ReplayView struct {
+	GameID int64
+	Step   int
+	Steps  int
+	Table  TableView
+	// Last describes the move just made.
+	Last string
+}
