@@ -82,7 +82,7 @@ func checkInvariants(g *Game) error {
 func checkProjection(g *Game, viewer int) error {
 	v := g.View(viewer)
 	for i, s := range v.Seats {
-		visible := i == viewer || g.opts.OpenTokens
+		visible := i == viewer || g.opts.OpenTokens || g.finished
 		if visible != (s.Tokens != nil) {
 			return fmt.Errorf("viewer %d sees seat %d's tokens: %v, want %v", viewer, i, s.Tokens != nil, visible)
 		}

@@ -8,7 +8,8 @@ const Spectator = -1
 // View is what one viewer may see of a game: the projection. It never holds
 // the order of the deck, the cards removed from a round still in play, or a
 // token count of any seat but the viewer's own (unless the game is played
-// with open tokens); scored rounds reveal both in Results.
+// with open tokens) before that count is scored; scored rounds reveal both
+// in Results, and a finished game shows every final count.
 type View struct {
 	Viewer         int           `json:"viewer"`
 	Options        Options       `json:"options"`
@@ -84,7 +85,8 @@ func (g *Game) View(viewer int) View {
 			TigerHeld:   p.tigerHeld,
 			TigerPlayed: p.tigerPlayed,
 		}
-		if i == viewer || g.opts.OpenTokens {
+		// Once the last round is scored its token counts are public.
+		if i == viewer || g.opts.OpenTokens || g.finished {
 			t := p.tokens
 			sv.Tokens = &t
 		}

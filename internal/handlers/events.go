@@ -56,19 +56,21 @@ func (s *Server) gameEvents(c echo.Context) error {
 		}
 	}()
 
-	sent := -1
+	// The board last sent: a wake-up that changes nothing this viewer sees
+	// (a lobby change elsewhere, a duplicate notification) sends nothing.
+	var sent []byte
 	send := func(v views.TableView) error {
-		if v.Version == sent && v.Status != "open" {
-			return nil
-		}
 		var buf bytes.Buffer
 		if err := views.Board(v).Render(ctx, &buf); err != nil {
 			return err
 		}
+		if bytes.Equal(buf.Bytes(), sent) {
+			return nil
+		}
 		if err := writeEvent(w, "board", buf.String()); err != nil {
 			return err
 		}
-		sent = v.Version
+		sent = buf.Bytes()
 		return nil
 	}
 	if err := send(first); err != nil {

@@ -166,7 +166,9 @@ func (s *Server) boardFragment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if seen, err := strconv.Atoi(c.QueryParam("v")); err == nil && seen == v.Version && v.Status != db.StatusOpen {
+	// Unchanged: same version and status (a start keeps version 0). The
+	// lobby has no version of its own, so it is always sent.
+	if seen, err := strconv.Atoi(c.QueryParam("v")); err == nil && seen == v.Version && c.QueryParam("s") == v.Status && v.Status != db.StatusOpen {
 		return c.NoContent(http.StatusNoContent)
 	}
 	return render(c, http.StatusOK, views.Board(v))
