@@ -71,3 +71,14 @@ func ordinal(n int) string {
 }
 
 func joinNames(names []string) string { return strings.Join(names, ", ") }
+
+// describedBy links an input to its error, or else to its hint.
+func describedBy(f Form, name, hint string) string {
+	switch {
+	case f.Err(name) != "":
+		return "e-" + name
+	case hint != "":
+		return "h-" + name
+	}
+	return ""
+}

@@ -1,0 +1,109 @@
+package handlers_test
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"nothanks/internal/apptest"
+)
+
+// apiGame starts a 3-player, 10-round game between three API users and
+// returns, per seat, the client holding it.
+func apiGame(b *testing.B, s *apptest.Server, n int) []*apptest.API {
+	players := []*apptest.API{s.APIFor(fmt.Sprintf("ann%d", n)), s.APIFor(fmt.Sprintf("ben%d", n)), s.APIFor(fmt.Sprintf("cat%d", n))}
+	status, g := players[0].Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 10, "variant": "standard", "pace": "correspondence", "turn_seconds": 7 * 24 * 3600})
+	if status != http.StatusCreated {
+		b.Fatalf("create: %d %v", status, g)
+	}
+	id := int64(g["id"].(float64))
+	for _, p := range players[1:] {
+		if st, body := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", id), nil); st != http.StatusOK {
+			b.Fatalf("join: %d %v", st, body)
+		}
+	}
+	bySeat := make([]*apptest.API, 3)
+	for _, p := range players {
+		_, v := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", id), nil)
+		bySeat[int(v["your_seat"].(float64))] = p
+		p.Game = id
+	}
+	return bySeat
+}
+
+// BenchmarkAPIMoves measures moves per second through the JSON API (each
+// op: one POST take or pass, answered with the mover's view) with several
+// games played at once, each by its own goroutine.
+func BenchmarkAPIMoves(b *testing.B) {
+	for _, games := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("games=%d", games), func(b *testing.B) {
+			s := apptest.New(b)
+			tables := make([][]*apptest.API, games)
+			for i := range tables {
+				tables[i] = apiGame(b, s, i)
+			}
+			var left atomic.Int64
+			left.Store(int64(b.N))
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for _, seats := range tables {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, view := seats[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", seats[0].Game), nil)
+					for left.Add(-1) >= 0 {
+						v := view["view"].(map[string]any)
+						if view["status"] != "playing" {
+							return
+						}
+						turn := int(v["turn"].(float64))
+						kind := "pass"
+						if int(v["pot"].(float64)) >= 2 {
+							kind = "take"
+						}
+						p := seats[turn]
+						status, next := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/%s", p.Game, kind), map[string]any{"version": v["version"]})
+						if status == http.StatusUnprocessableEntity { // no tokens left: must take
+							status, next = p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/take", p.Game), map[string]any{"version": v["version"]})
+						}
+						if status != http.StatusOK {
+							b.Errorf("%s: %d %v", kind, status, next)
+							return
+						}
+						view = next
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}
+
+// BenchmarkBoardRequest measures the server's time to answer a player's
+// board request mid-game: load the game, replay it, project and render.
+func BenchmarkBoardRequest(b *testing.B) {
+	s := apptest.New(b)
+	seats := apiGame(b, s, 0)
+	id := seats[0].Game
+	_, view := seats[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", id), nil)
+	for range 120 {
+		v := view["view"].(map[string]any)
+		p := seats[int(v["turn"].(float64))]
+		kind := "pass"
+		if int(v["pot"].(float64)) >= 2 {
+			kind = "take"
+		}
+		_, view = p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/%s", id, kind), map[string]any{"version": v["version"]})
+	}
+	c := s.Client()
+	c.Login("ann0", apptest.Password)
+	path := fmt.Sprintf("/games/%d/board", id)
+	b.ResetTimer()
+	for b.Loop() {
+		if res := c.Get(path); res.Status != http.StatusOK {
+			b.Fatalf("board: %d", res.Status)
+		}
+	}
+}
