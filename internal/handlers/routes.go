@@ -14,6 +14,7 @@ func (s *Server) routes(e *echo.Echo) {
 
 	e.GET("/", s.home)
 	e.GET("/rules", s.rules)
+	e.GET("/docs/:name", s.doc)
 	e.GET("/register", s.registerForm)
 	e.POST("/register", s.register)
 	e.GET("/login", s.loginForm)

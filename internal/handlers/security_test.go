@@ -128,3 +128,14 @@ func TestNotFoundPage(t *testing.T) {
 		t.Errorf("unknown path: %d, error page %v", res.Status, res.Has("error-page"))
 	}
 }
+
+func TestDocsAreServed(t *testing.T) {
+	s := apptest.New(t)
+	res := s.Client().Get("/docs/api")
+	if res.Status != http.StatusOK || !strings.Contains(res.Body, "Authorization: Bearer") {
+		t.Errorf("/docs/api: %d", res.Status)
+	}
+	if res := s.Client().Get("/docs/..%2Fgo.mod"); res.Status != http.StatusNotFound {
+		t.Errorf("a path outside docs: %d", res.Status)
+	}
+}

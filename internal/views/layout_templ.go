@@ -210,7 +210,7 @@ func Layout(p Page) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</main><footer class=\"site\">No Thanks! is a card game by Thorsten Gimmler (Amigo). This site is a fan-made place to play it. <a href=\"/rules\">Rules</a></footer></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</main><footer class=\"site\">No Thanks! is a card game by Thorsten Gimmler (Amigo). This site is a fan-made place to play it. <a href=\"/rules\">Rules</a> · <a href=\"/docs/api\">API</a></footer></body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
