@@ -36,7 +36,10 @@ type App struct {
 	Games    *games.Service
 	Broker   *live.Broker
 	Store    *db.Store
-	cfg      config.Config
+	// DueWorker runs the worker that makes due moves; tests that make them
+	// step by step turn it off.
+	DueWorker bool
+	cfg       config.Config
 	clock    clock.Clock
 	log      *slog.Logger
 }
@@ -58,7 +61,7 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	g := games.New(store, clk, log)
 	broker := live.NewBroker()
 	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Broker: broker, DB: store, Clock: clk, Log: log})
-	return &App{Handler: e, Accounts: acc, Games: g, Broker: broker, Store: store, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, Accounts: acc, Games: g, Broker: broker, Store: store, DueWorker: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // Run runs the background jobs until ctx is done: the LISTEN connection
@@ -81,7 +84,9 @@ func (a *App) Run(ctx context.Context) {
 	}()
 	go func() {
 		defer wg.Done()
-		a.runDue(ctx)
+		if a.DueWorker {
+			a.runDue(ctx)
+		}
 	}()
 	go func() {
 		defer wg.Done()

@@ -38,8 +38,20 @@ type Server struct {
 	t     testing.TB
 }
 
-// Option changes the configuration of a test server.
-type Option func(*config.Config)
+// Option changes a test server.
+type Option func(*options)
+
+type options struct {
+	cfg      config.Config
+	noWorker bool
+}
+
+// WithConfig changes the server's configuration.
+func WithConfig(f func(*config.Config)) Option { return func(o *options) { f(&o.cfg) } }
+
+// WithoutDueWorker runs the server without its worker for due moves, so a
+// test makes them itself with Games.RunDue.
+func WithoutDueWorker() Option { return func(o *options) { o.noWorker = true } }
 
 // New starts the application on a fresh database.
 func New(t testing.TB, opts ...Option) *Server {
@@ -60,9 +72,11 @@ func NewOn(t testing.TB, store *db.Store, dbURL string, opts ...Option) *Server 
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range opts {
-		o(&cfg)
+	o := options{cfg: cfg}
+	for _, opt := range opts {
+		opt(&o)
 	}
+	cfg = o.cfg
 	clk := &clock.Offset{}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
@@ -74,6 +88,7 @@ func NewOn(t testing.TB, store *db.Store, dbURL string, opts ...Option) *Server 
 		t.Fatal(err)
 	}
 	a.Games.BotDelay = BotDelay
+	a.DueWorker = !o.noWorker
 	hs := httptest.NewUnstartedServer(a.Handler)
 	hs.Config.RegisterOnShutdown(a.Shutdown)
 	hs.Start()

@@ -168,7 +168,7 @@ func TestSessionCookie(t *testing.T) {
 }
 
 func TestSecureCookiesUseHostPrefix(t *testing.T) {
-	s := apptest.New(t, func(c *configAlias) { c.BaseURL, _ = url.Parse("https://nothanks.example") })
+	s := apptest.New(t, apptest.WithConfig(func(c *configAlias) { c.BaseURL, _ = url.Parse("https://nothanks.example") }))
 	res := s.Client().Get("/")
 	if !strings.Contains(res.Header.Get("Set-Cookie"), "__Host-csrf") {
 		t.Errorf("CSRF cookie over https: %q", res.Header.Get("Set-Cookie"))

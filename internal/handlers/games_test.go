@@ -654,39 +654,69 @@ func TestRestartLosesNothing(t *testing.T) {
 }
 
 func TestTimeoutsAndAbandonment(t *testing.T) {
-	s := apptest.New(t)
+	s := apptest.New(t, apptest.WithoutDueWorker())
 	id, cs := threePlayers(t, s, url.Values{"turn_seconds": {"15"}})
 	ctx := context.Background()
-	for n := 1; n <= 6; n++ {
-		s.Clock.Advance(16 * time.Second)
+	// Nobody moves: each expired timer makes one move for the player to
+	// move, until someone has let three run out.
+	abandoned := -1
+	for n := 1; n <= 3*apptestMaxTimeouts && abandoned < 0; n++ {
 		if _, err := s.App.Games.RunDue(ctx); err != nil {
 			t.Fatal(err)
 		}
+		moves, _ := s.Store.Moves(ctx, id)
+		if len(moves) != n-1 {
+			t.Fatalf("%d moves before timer %d expired, want %d", len(moves), n, n-1)
+		}
+		s.Clock.Advance(16 * time.Second)
+		if made, err := s.App.Games.RunDue(ctx); err != nil || made != 1 {
+			t.Fatalf("timer %d: %d moves made (%v), want 1", n, made, err)
+		}
+		seats, _ := s.Store.Seats(ctx, id)
+		for _, st := range seats {
+			if st.Abandoned {
+				abandoned = *st.Seat
+				if st.Timeouts != apptestMaxTimeouts {
+					t.Errorf("seat %d abandoned after %d timeouts", abandoned, st.Timeouts)
+				}
+			}
+		}
+	}
+	if abandoned < 0 {
+		t.Fatal("nobody abandoned the game")
 	}
 	moves, _ := s.Store.Moves(ctx, id)
-	if len(moves) < 6 {
-		t.Fatalf("%d moves after six expired timers", len(moves))
-	}
 	for _, m := range moves {
 		if !m.Timeout {
 			t.Errorf("move %d not marked as a timeout", m.Seq)
 		}
 	}
-	seats, _ := s.Store.Seats(ctx, id)
-	abandoned := 0
-	for _, st := range seats {
-		if st.Abandoned {
-			abandoned++
+	res, _ := boardOf(t, cs[0], id)
+	if !strings.Contains(res.Body, "time ran out") || !strings.Contains(res.Body, "abandoned: a bot plays") {
+		t.Error("the table does not show the timeouts and the abandonment")
+	}
+	// From now on the abandoned seat is played by a bot: when it is that
+	// seat's turn, no person is awaited and the move is due within a bot's
+	// pause, not a player's timer.
+	for range 20 {
+		g, _ := s.Store.Game(ctx, id)
+		if g.Status != "playing" {
+			break
+		}
+		if g.TurnSeat != nil && *g.TurnSeat == abandoned {
+			if g.TurnUserID != nil || g.DueAt.Sub(s.Clock.Now()) > time.Second {
+				t.Fatalf("the abandoned seat waits for its player: user %v, due in %s", g.TurnUserID, g.DueAt.Sub(s.Clock.Now()))
+			}
+			return
+		}
+		s.Clock.Advance(16 * time.Second)
+		if _, err := s.App.Games.RunDue(ctx); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if abandoned == 0 {
-		t.Errorf("no seat abandoned after timeouts: %+v", seats)
-	}
-	res, _ := boardOf(t, cs[0], id)
-	if !strings.Contains(res.Body, "time ran out") {
-		t.Error("the log does not mark timeouts")
-	}
 }
+
+const apptestMaxTimeouts = 3
 
 func TestTwoInstancesDeliverEveryMove(t *testing.T) {
 	s := apptest.New(t)
