@@ -40,8 +40,8 @@ type App struct {
 	// step by step turn it off.
 	DueWorker bool
 	cfg       config.Config
-	clock    clock.Clock
-	log      *slog.Logger
+	clock     clock.Clock
+	log       *slog.Logger
 }
 
 // New builds the application on an open, migrated store.
