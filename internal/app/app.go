@@ -19,6 +19,7 @@ import (
 	"nothanks/internal/games"
 	"nothanks/internal/handlers"
 	"nothanks/internal/live"
+	"nothanks/internal/ranked"
 	"nothanks/internal/session"
 )
 
@@ -34,11 +35,12 @@ type App struct {
 	Handler  http.Handler
 	Accounts *accounts.Service
 	Games    *games.Service
+	Ranked   *ranked.Service
 	Broker   *live.Broker
 	Store    *db.Store
-	// DueWorker runs the worker that makes due moves; tests that make them
-	// step by step turn it off.
-	DueWorker bool
+	// Workers runs the background workers that make due moves and form
+	// ranked tables; tests that drive them step by step turn them off.
+	Workers bool
 	cfg       config.Config
 	clock     clock.Clock
 	log       *slog.Logger
@@ -59,9 +61,10 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 		return nil, err
 	}
 	g := games.New(store, clk, log)
+	r := ranked.New(store, g, clk)
 	broker := live.NewBroker()
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Broker: broker, DB: store, Clock: clk, Log: log})
-	return &App{Handler: e, Accounts: acc, Games: g, Broker: broker, Store: store, DueWorker: true, cfg: cfg, clock: clk, log: log}, nil
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Broker: broker, DB: store, Clock: clk, Log: log})
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Broker: broker, Store: store, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // Run runs the background jobs until ctx is done: the LISTEN connection
@@ -69,7 +72,7 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 // timers), and hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
@@ -84,13 +87,19 @@ func (a *App) Run(ctx context.Context) {
 	}()
 	go func() {
 		defer wg.Done()
-		if a.DueWorker {
+		if a.Workers {
 			a.runDue(ctx)
 		}
 	}()
 	go func() {
 		defer wg.Done()
 		a.housekeeping(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		if a.Workers {
+			a.runMatcher(ctx)
+		}
 	}()
 	wg.Wait()
 }
@@ -113,6 +122,25 @@ func (a *App) runDue(ctx context.Context) {
 		case <-ctx.Done():
 		case <-sub.C:
 		case <-time.After(wait):
+		}
+	}
+}
+
+// runMatcher forms ranked tables every two seconds; one instance at a time
+// does it (the others find the advisory lock taken and skip the round).
+func (a *App) runMatcher(ctx context.Context) {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if ids, err := a.Ranked.RunMatcher(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error("ranked matcher", "err", err)
+		} else if len(ids) > 0 {
+			a.log.Info("ranked tables formed", "games", ids)
 		}
 	}
 }

@@ -49,9 +49,10 @@ type options struct {
 // WithConfig changes the server's configuration.
 func WithConfig(f func(*config.Config)) Option { return func(o *options) { f(&o.cfg) } }
 
-// WithoutDueWorker runs the server without its worker for due moves, so a
-// test makes them itself with Games.RunDue.
-func WithoutDueWorker() Option { return func(o *options) { o.noWorker = true } }
+// WithoutWorkers runs the server without its background workers, so a test
+// makes due moves (Games.RunDue) and ranked tables (Ranked.RunMatcher)
+// itself, step by step.
+func WithoutWorkers() Option { return func(o *options) { o.noWorker = true } }
 
 // New starts the application on a fresh database.
 func New(t testing.TB, opts ...Option) *Server {
@@ -88,7 +89,7 @@ func NewOn(t testing.TB, store *db.Store, dbURL string, opts ...Option) *Server 
 		t.Fatal(err)
 	}
 	a.Games.BotDelay = BotDelay
-	a.DueWorker = !o.noWorker
+	a.Workers = !o.noWorker
 	hs := httptest.NewUnstartedServer(a.Handler)
 	hs.Config.RegisterOnShutdown(a.Shutdown)
 	hs.Start()

@@ -523,6 +523,11 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, g db.Game, seats []db.Se
 				return err
 			}
 		}
+		if g.Ranked {
+			if err := s.rate(ctx, tx, g, seats, placings, now); err != nil {
+				return err
+			}
+		}
 	}
 	ok, err := tx.SetGameState(ctx, g.ID, g.Version, s.nextState(g, seats, eg, now))
 	if err != nil {

@@ -654,7 +654,7 @@ func TestRestartLosesNothing(t *testing.T) {
 }
 
 func TestTimeoutsAndAbandonment(t *testing.T) {
-	s := apptest.New(t, apptest.WithoutDueWorker())
+	s := apptest.New(t, apptest.WithoutWorkers())
 	id, cs := threePlayers(t, s, url.Values{"turn_seconds": {"15"}})
 	ctx := context.Background()
 	// Nobody moves: each expired timer makes one move for the player to

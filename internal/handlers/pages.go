@@ -20,15 +20,6 @@ func (s *Server) rules(c echo.Context) error {
 	return render(c, http.StatusOK, views.RulesPage(s.page(c, "Rules")))
 }
 
-func (s *Server) profile(c echo.Context) error {
-	u, err := s.accounts.UserByName(c.Request().Context(), c.Param("name"))
-	if err != nil {
-		return err
-	}
-	v := views.ProfileView{Username: u.Username, Joined: u.CreatedAt.Format("2 January 2006")}
-	return render(c, http.StatusOK, views.ProfilePage(s.page(c, u.Username), v))
-}
-
 // healthz answers 200 when the database answers within two seconds.
 func (s *Server) healthz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)

@@ -30,6 +30,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/games/:id/replay", s.replay)
 	e.GET("/games/:id/record", s.record)
 	e.GET("/join/:code", s.joinByInvite)
+	e.GET("/ladder", s.ladder)
 
 	// Routes for logged-in users only. (Not an Echo group with an empty
 	// prefix: that would run requireUser for every unknown path too.)
@@ -39,6 +40,10 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/settings/tokens", s.createToken, requireUser)
 	e.POST("/settings/tokens/:id/revoke", s.revokeToken, requireUser)
 	e.GET("/my/games", s.myGames, requireUser)
+	e.GET("/ranked", s.queuePage, requireUser)
+	e.GET("/ranked/status", s.queueStatus, requireUser)
+	e.POST("/ranked", s.joinQueue, requireUser)
+	e.POST("/ranked/leave", s.leaveQueue, requireUser)
 	e.GET("/games/new", s.newGame, requireUser)
 	e.POST("/games", s.createGame, requireUser)
 	e.POST("/games/:id/join", s.lobbyAction(s.joinGame), requireUser)
@@ -69,4 +74,8 @@ func (s *Server) routes(e *echo.Echo) {
 	api.POST("/games/:id/take", s.apiAct(engine.Take))
 	api.POST("/games/:id/pass", s.apiAct(engine.Pass))
 	api.POST("/games/:id/tiger", s.apiAct(engine.LayTiger))
+	api.GET("/queue", s.apiQueueStatus)
+	api.POST("/queue", s.apiJoinQueue)
+	api.DELETE("/queue", s.apiLeaveQueue)
+	api.GET("/ladder", s.apiLadder)
 }

@@ -21,6 +21,7 @@ import (
 	"nothanks/internal/config"
 	"nothanks/internal/games"
 	"nothanks/internal/live"
+	"nothanks/internal/ranked"
 	"nothanks/internal/session"
 )
 
@@ -38,6 +39,7 @@ type Deps struct {
 	Accounts *accounts.Service
 	Sessions *session.Store
 	Games    *games.Service
+	Ranked   *ranked.Service
 	Broker   *live.Broker
 	DB       Store
 	Clock    clock.Clock
@@ -50,6 +52,7 @@ type Server struct {
 	accounts *accounts.Service
 	sessions *session.Store
 	games    *games.Service
+	ranked   *ranked.Service
 	broker   *live.Broker
 	db       Store
 	clock    clock.Clock
@@ -64,7 +67,7 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, broker: d.Broker, db: d.DB, clock: d.Clock, log: d.Log}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, broker: d.Broker, db: d.DB, clock: d.Clock, log: d.Log}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)

@@ -1,0 +1,246 @@
+package handlers
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/db"
+	"nothanks/internal/ranked"
+	"nothanks/internal/rating"
+	"nothanks/internal/views"
+)
+
+func (s *Server) ladder(c echo.Context) error {
+	page, _ := strconv.Atoi(c.QueryParam("page"))
+	l, err := s.ranked.Ladder(c.Request().Context(), page, viewerID(c))
+	if err != nil {
+		return err
+	}
+	me := viewerID(c)
+	row := func(r db.LadderRow) views.LadderRow {
+		return views.LadderRow{Rank: r.Rank, Name: r.Username, Rating: int(math.Round(r.Rating)), Games: r.Games, Wins: r.Wins, Me: me != nil && *me == r.UserID}
+	}
+	v := views.LadderView{Page: l.Page, Pages: l.Pages, MyRank: l.MyRank, MyPage: l.MyPage, LoggedIn: me != nil}
+	for _, r := range l.Rows {
+		v.Rows = append(v.Rows, row(r))
+	}
+	for _, r := range l.Provisional {
+		v.Provisional = append(v.Provisional, row(r))
+	}
+	return render(c, http.StatusOK, views.LadderPage(s.page(c, "Ladder"), v))
+}
+
+func (s *Server) queueView(c echo.Context, in ranked.QueueInput, formErr error) (views.QueueView, error) {
+	st, err := s.ranked.Status(c.Request().Context(), currentUser(c).ID)
+	if err != nil {
+		return views.QueueView{}, err
+	}
+	v := views.QueueView{Queued: st.Queued && st.GameID == 0, Pace: st.Pace, Gap: int(st.Gap), Waiting: st.Waiting, SizeChecked: map[int]bool{}, PaceValue: in.Pace}
+	var sizes []string
+	for _, n := range st.Sizes {
+		sizes = append(sizes, strconv.Itoa(n))
+	}
+	v.Sizes = strings.Join(sizes, " or ")
+	v.Waited = s.clock.Now().Sub(st.Since).Round(time.Second).String()
+	for _, n := range in.Sizes {
+		v.SizeChecked[n] = true
+	}
+	if len(in.Sizes) == 0 && formErr == nil {
+		v.SizeChecked = map[int]bool{3: true, 4: true, 5: true}
+	}
+	v.Form = formOf(nil, formErr)
+	return v, nil
+}
+
+func (s *Server) queuePage(c echo.Context) error {
+	if done, err := s.sendMatched(c); done || err != nil {
+		return err
+	}
+	v, err := s.queueView(c, ranked.QueueInput{}, nil)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.QueuePage(s.page(c, "Ranked play"), v))
+}
+
+// sendMatched takes a matched player to their new game.
+func (s *Server) sendMatched(c echo.Context) (bool, error) {
+	u := currentUser(c)
+	st, err := s.ranked.Status(c.Request().Context(), u.ID)
+	if err != nil || st.GameID == 0 {
+		return false, err
+	}
+	if err := s.ranked.Collect(c.Request().Context(), u.ID); err != nil {
+		return true, err
+	}
+	return true, redirect(c, fmt.Sprintf("/games/%d", st.GameID))
+}
+
+func (s *Server) queueStatus(c echo.Context) error {
+	if done, err := s.sendMatched(c); done || err != nil {
+		return err
+	}
+	v, err := s.queueView(c, ranked.QueueInput{}, nil)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.QueueStatus(s.page(c, ""), v))
+}
+
+func (s *Server) joinQueue(c echo.Context) error {
+	var in ranked.QueueInput
+	if err := c.Bind(&in); err != nil {
+		return apperr.E(apperr.Invalid, "The form could not be read.")
+	}
+	if err := s.ranked.Join(c.Request().Context(), currentUser(c).ID, in); err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return err
+		}
+		v, verr := s.queueView(c, in, err)
+		if verr != nil {
+			return verr
+		}
+		return render(c, statusOf(apperr.CodeOf(err)), views.QueuePage(s.page(c, "Ranked play"), v))
+	}
+	return redirect(c, "/ranked")
+}
+
+func (s *Server) leaveQueue(c echo.Context) error {
+	if err := s.ranked.Leave(c.Request().Context(), currentUser(c).ID); err != nil {
+		return err
+	}
+	s.setFlash(c, "info", "You left the ranked queue.")
+	return redirect(c, "/ranked")
+}
+
+func (s *Server) profile(c echo.Context) error {
+	u, err := s.accounts.UserByName(c.Request().Context(), c.Param("name"))
+	if err != nil {
+		return err
+	}
+	p, err := s.ranked.Profile(c.Request().Context(), u)
+	if err != nil {
+		return err
+	}
+	v := views.ProfileView{
+		Username: u.Username, Joined: u.CreatedAt.Format("2 January 2006"), Rating: int(math.Round(p.Rating)),
+		Rank: p.Rank, RankedGames: p.Games, RankedWins: p.Wins, Provisional: p.Games < rating.Provisional,
+	}
+	if len(p.History) > 0 {
+		ratings := []float64{p.History[0].Before}
+		var titles []string
+		for _, h := range p.History {
+			ratings = append(ratings, h.After)
+			titles = append(titles, fmt.Sprintf("Game #%d, %s of %d: %.0f → %.0f", h.GameID, ordinalWord(h.Place), h.Players, h.Before, h.After))
+		}
+		v.Chart = views.NewChart(ratings, titles)
+	}
+	for _, g := range p.Recent {
+		r := views.RecentGame{URL: fmt.Sprintf("/games/%d", g.GameID), Seats: g.Seats, Ranked: g.Ranked}
+		if g.FinishedAt != nil {
+			r.Date = g.FinishedAt.Format("2 Jan 2006")
+		}
+		if g.Place != nil {
+			r.Place = *g.Place
+		}
+		if g.Total != nil {
+			r.Total = *g.Total
+		}
+		if g.Before != nil && g.After != nil {
+			r.Change = signed(*g.After - *g.Before)
+		}
+		v.Recent = append(v.Recent, r)
+	}
+	for _, r := range p.BySize {
+		v.BySize = append(v.BySize, views.SizeRow{Seats: r.Seats, Games: r.Games, Wins: r.Wins, Share: fmt.Sprintf("%.0f%%", 100*float64(r.Wins)/float64(max(r.Games, 1)))})
+	}
+	return render(c, http.StatusOK, views.ProfilePage(s.page(c, u.Username), v))
+}
+
+func signed(d float64) string {
+	n := int(math.Round(d))
+	if n >= 0 {
+		return fmt.Sprintf("+%d", n)
+	}
+	return fmt.Sprintf("−%d", -n)
+}
+
+func ordinalWord(n int) string {
+	switch n {
+	case 1:
+		return "1st"
+	case 2:
+		return "2nd"
+	case 3:
+		return "3rd"
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// API: the queue and the ladder.
+
+func (s *Server) apiQueueStatus(c echo.Context) error {
+	st, err := s.ranked.Status(c.Request().Context(), apiUser(c).ID)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"queued": st.Queued && st.GameID == 0, "sizes": st.Sizes, "pace": st.Pace, "waiting": st.Waiting}
+	if st.Queued {
+		out["since"] = st.Since
+		out["gap"] = math.Round(st.Gap)
+	}
+	if st.GameID != 0 {
+		out["game_id"] = st.GameID
+		out["game_url"] = fmt.Sprintf("%s/games/%d", s.cfg.BaseURL, st.GameID)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) apiJoinQueue(c echo.Context) error {
+	var in ranked.QueueInput
+	if err := c.Bind(&in); err != nil {
+		return apperr.E(apperr.Invalid, "The body is not valid JSON: send {\"sizes\": [3, 4], \"pace\": \"live\"}.")
+	}
+	if err := s.ranked.Join(c.Request().Context(), apiUser(c).ID, in); err != nil {
+		return err
+	}
+	return s.apiQueueStatus(c)
+}
+
+func (s *Server) apiLeaveQueue(c echo.Context) error {
+	if err := s.ranked.Leave(c.Request().Context(), apiUser(c).ID); err != nil {
+		return err
+	}
+	return s.apiQueueStatus(c)
+}
+
+func (s *Server) apiLadder(c echo.Context) error {
+	page, _ := strconv.Atoi(c.QueryParam("page"))
+	l, err := s.ranked.Ladder(c.Request().Context(), page, &apiUser(c).ID)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		Rank   int     `json:"rank,omitempty"`
+		Name   string  `json:"name"`
+		Rating float64 `json:"rating"`
+		Games  int     `json:"ranked_games"`
+		Wins   int     `json:"wins"`
+	}
+	var rows, prov []row
+	for _, r := range l.Rows {
+		rows = append(rows, row{r.Rank, r.Username, math.Round(r.Rating*10) / 10, r.Games, r.Wins})
+	}
+	for _, r := range l.Provisional {
+		prov = append(prov, row{0, r.Username, math.Round(r.Rating*10) / 10, r.Games, r.Wins})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"page": l.Page, "pages": l.Pages, "your_rank": l.MyRank, "ladder": rows, "provisional": prov})
+}
+

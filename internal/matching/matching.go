@@ -1,0 +1,134 @@
+// Package matching forms ranked tables from the players waiting in the
+// queue. It is pure: entries in, tables out. It imports the standard
+// library only.
+//
+// A table is allowed when its rating spread (highest minus lowest) is
+// within every member's allowed gap, which widens the longer that member
+// has waited, and every member accepts its size. Match is maximal: when it
+// returns, no allowed table can be formed from the players left.
+package matching
+
+import (
+	"slices"
+	"time"
+)
+
+// Gap widening: a new entry accepts opponents within BaseGap rating points;
+// each minute of waiting adds GapPerMinute, up to MaxGap.
+const (
+	BaseGap      = 100.0
+	GapPerMinute = 50.0
+	MaxGap       = 1000.0
+)
+
+// Sizes a player may choose.
+var Sizes = []int{3, 4, 5}
+
+// Entry is a player waiting in the queue.
+type Entry struct {
+	UserID   int64
+	Rating   float64
+	Sizes    []int
+	Pace     string
+	JoinedAt time.Time
+}
+
+// Gap is how far from its rating an entry accepts others at time now.
+func (e Entry) Gap(now time.Time) float64 {
+	waited := now.Sub(e.JoinedAt).Minutes()
+	return min(BaseGap+max(waited, 0)*GapPerMinute, MaxGap)
+}
+
+// Table is a formed table: its size, pace and players (ordered by rating).
+type Table struct {
+	Pace    string
+	Players []Entry
+}
+
+// Match forms as many tables as it can, larger tables first.
+func Match(entries []Entry, now time.Time) []Table {
+	byPace := map[string][]Entry{}
+	var paces []string
+	for _, e := range entries {
+		if _, ok := byPace[e.Pace]; !ok {
+			paces = append(paces, e.Pace)
+		}
+		byPace[e.Pace] = append(byPace[e.Pace], e)
+	}
+	slices.Sort(paces)
+	var tables []Table
+	for _, pace := range paces {
+		tables = append(tables, matchPace(pace, byPace[pace], now)...)
+	}
+	return tables
+}
+
+func matchPace(pace string, es []Entry, now time.Time) []Table {
+	slices.SortFunc(es, func(a, b Entry) int {
+		switch {
+		case a.Rating < b.Rating:
+			return -1
+		case a.Rating > b.Rating:
+			return 1
+		}
+		return a.JoinedAt.Compare(b.JoinedAt)
+	})
+	gaps := make([]float64, len(es))
+	for i, e := range es {
+		gaps[i] = e.Gap(now)
+	}
+	taken := make([]bool, len(es))
+	var tables []Table
+	for _, k := range []int{5, 4, 3} {
+		ok := func(i int) bool { return !taken[i] && slices.Contains(es[i].Sizes, k) }
+		mids := make([]int, 0, k)
+		for lo := range es {
+			if !ok(lo) {
+				continue
+			}
+			// Sweep the top member upward: the spread grows, and a middle
+			// member fits while its own gap covers the spread.
+		top:
+			for hi := lo + 1; hi < len(es) && es[hi].Rating-es[lo].Rating <= gaps[lo]; hi++ {
+				spread := es[hi].Rating - es[lo].Rating
+				if !ok(hi) || gaps[hi] < spread {
+					continue
+				}
+				mids = mids[:0]
+				for m := lo + 1; m < hi && len(mids) < k-2; m++ {
+					if ok(m) && gaps[m] >= spread {
+						mids = append(mids, m)
+					}
+				}
+				if len(mids) < k-2 {
+					continue
+				}
+				t := Table{Pace: pace}
+				for _, i := range append([]int{lo}, append(mids, hi)...) {
+					taken[i] = true
+					t.Players = append(t.Players, es[i])
+				}
+				tables = append(tables, t)
+				break top
+			}
+		}
+	}
+	return tables
+}
+
+// Allowed reports whether players may form a table at time now.
+func Allowed(players []Entry, now time.Time) bool {
+	if len(players) < 3 || len(players) > 5 {
+		return false
+	}
+	lo, hi := players[0].Rating, players[0].Rating
+	for _, p := range players {
+		lo, hi = min(lo, p.Rating), max(hi, p.Rating)
+	}
+	for _, p := range players {
+		if !slices.Contains(p.Sizes, len(players)) || p.Gap(now) < hi-lo || p.Pace != players[0].Pace {
+			return false
+		}
+	}
+	return true
+}

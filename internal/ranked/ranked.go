@@ -1,0 +1,248 @@
+// Package ranked is the use cases of the ladder: the ranked queue and its
+// matcher, the ladder itself and a player's rated record. Ratings change in
+// the games service, in the transaction that finishes a ranked game.
+package ranked
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/clock"
+	"nothanks/internal/db"
+	"nothanks/internal/games"
+	"nothanks/internal/matching"
+	"nothanks/internal/rating"
+)
+
+// Service is the ladder use cases.
+type Service struct {
+	store *db.Store
+	games *games.Service
+	clock clock.Clock
+}
+
+// New returns the service.
+func New(store *db.Store, g *games.Service, clk clock.Clock) *Service {
+	return &Service{store: store, games: g, clock: clk}
+}
+
+// QueueInput is the join-the-queue form.
+type QueueInput struct {
+	Sizes []int  `form:"sizes" json:"sizes"`
+	Pace  string `form:"pace" json:"pace"`
+}
+
+// Validate checks the form.
+func (in QueueInput) Validate() apperr.FieldErrors {
+	f := apperr.FieldErrors{}
+	if len(in.Sizes) == 0 {
+		f.Add("sizes", "Choose at least one table size.")
+	}
+	for _, n := range in.Sizes {
+		if !slices.Contains(matching.Sizes, n) {
+			f.Add("sizes", "Ranked tables have 3, 4 or 5 players.")
+		}
+	}
+	if in.Pace != games.Live && in.Pace != games.Correspondence {
+		f.Add("pace", "Choose live or correspondence.")
+	}
+	return f
+}
+
+// Join puts a player in the queue (or changes their choice).
+func (s *Service) Join(ctx context.Context, userID int64, in QueueInput) error {
+	if err := in.Validate().Err(); err != nil {
+		return err
+	}
+	sizes := make([]int64, 0, len(in.Sizes))
+	for _, n := range in.Sizes {
+		if !slices.Contains(sizes, int64(n)) {
+			sizes = append(sizes, int64(n))
+		}
+	}
+	slices.Sort(sizes)
+	if err := s.store.JoinQueue(ctx, userID, sizes, in.Pace, s.clock.Now()); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not join the queue")
+	}
+	return nil
+}
+
+// Leave takes a player out of the queue.
+func (s *Service) Leave(ctx context.Context, userID int64) error {
+	if err := s.store.LeaveQueue(ctx, userID); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not leave the queue")
+	}
+	return nil
+}
+
+// Status is a player's place in the queue.
+type Status struct {
+	Queued  bool
+	Sizes   []int
+	Pace    string
+	Since   time.Time
+	Gap     float64
+	GameID  int64 // set once matched
+	Waiting map[string]int
+}
+
+// Status tells a player where they stand.
+func (s *Service) Status(ctx context.Context, userID int64) (Status, error) {
+	waiting, err := s.store.CountWaiting(ctx)
+	if err != nil {
+		return Status{}, apperr.Wrap(err, apperr.Internal, "could not count the queue")
+	}
+	st := Status{Waiting: waiting}
+	e, err := s.store.QueueEntryOf(ctx, userID)
+	if errors.Is(err, db.ErrNotFound) {
+		return st, nil
+	}
+	if err != nil {
+		return Status{}, apperr.Wrap(err, apperr.Internal, "could not read the queue")
+	}
+	st.Queued, st.Pace, st.Since = true, e.Pace, e.JoinedAt
+	for _, n := range e.Sizes {
+		st.Sizes = append(st.Sizes, int(n))
+	}
+	st.Gap = entry(e).Gap(s.clock.Now())
+	if e.GameID != nil {
+		st.GameID = *e.GameID
+	}
+	return st, nil
+}
+
+// Collect is called when a matched player has been sent to their game: the
+// queue row has done its work.
+func (s *Service) Collect(ctx context.Context, userID int64) error { return s.Leave(ctx, userID) }
+
+func entry(e db.QueueEntry) matching.Entry {
+	m := matching.Entry{UserID: e.UserID, Rating: e.Rating, Pace: e.Pace, JoinedAt: e.JoinedAt}
+	for _, n := range e.Sizes {
+		m.Sizes = append(m.Sizes, int(n))
+	}
+	return m
+}
+
+// RunMatcher forms tables from the waiting players and creates their ranked
+// games, all in one transaction. Only one instance matches at a time (an
+// advisory lock); the others skip the round. It returns the games created.
+func (s *Service) RunMatcher(ctx context.Context) ([]int64, error) {
+	var created []int64
+	err := s.store.Tx(ctx, func(tx *db.Tx) error {
+		ok, err := tx.LockMatcher(ctx)
+		if err != nil || !ok {
+			return err
+		}
+		rows, err := tx.WaitingForUpdate(ctx)
+		if err != nil {
+			return err
+		}
+		entries := make([]matching.Entry, len(rows))
+		for i, r := range rows {
+			entries[i] = entry(r)
+		}
+		now := s.clock.Now()
+		for _, t := range matching.Match(entries, now) {
+			ids := make([]int64, len(t.Players))
+			for i, p := range t.Players {
+				ids[i] = p.UserID
+			}
+			gameID, err := s.games.CreateRanked(ctx, tx, ids, t.Pace)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				if err := tx.MarkMatched(ctx, id, gameID, now); err != nil {
+					return err
+				}
+			}
+			created = append(created, gameID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "could not match players")
+	}
+	return created, nil
+}
+
+// PageSize is the ladder's page length.
+const PageSize = 50
+
+// Ladder is one page of the ladder and the provisional players.
+type Ladder struct {
+	Rows        []db.LadderRow
+	Provisional []db.LadderRow
+	Page, Pages int
+	// MyRank is the viewer's rank (0: not on the ladder); MyPage its page.
+	MyRank, MyPage int
+}
+
+// Ladder returns a page of the ladder for a viewer (nil: a visitor).
+func (s *Service) Ladder(ctx context.Context, page int, viewerID *int64) (Ladder, error) {
+	total, err := s.store.CountLadder(ctx, rating.Provisional)
+	if err != nil {
+		return Ladder{}, apperr.Wrap(err, apperr.Internal, "could not count the ladder")
+	}
+	l := Ladder{Pages: max((total+PageSize-1)/PageSize, 1)}
+	l.Page = min(max(page, 1), l.Pages)
+	if l.Rows, err = s.store.Ladder(ctx, rating.Provisional, PageSize, (l.Page-1)*PageSize); err != nil {
+		return Ladder{}, apperr.Wrap(err, apperr.Internal, "could not load the ladder")
+	}
+	if l.Provisional, err = s.store.Provisional(ctx, rating.Provisional, 200); err != nil {
+		return Ladder{}, apperr.Wrap(err, apperr.Internal, "could not load provisional players")
+	}
+	if viewerID != nil {
+		if l.MyRank, err = s.store.RankOf(ctx, *viewerID, rating.Provisional); err != nil {
+			return Ladder{}, apperr.Wrap(err, apperr.Internal, "could not find your rank")
+		}
+		if l.MyRank > 0 {
+			l.MyPage = (l.MyRank-1)/PageSize + 1
+		}
+	}
+	return l, nil
+}
+
+// Profile is a player's rated record.
+type Profile struct {
+	User    db.User
+	Rating  float64
+	Games   int
+	Wins    int
+	Rank    int
+	History []db.RatingChange
+	Recent  []db.PlayedGame
+	BySize  []db.SizeRecord
+}
+
+// Profile loads a player's public record.
+func (s *Service) Profile(ctx context.Context, u db.User) (Profile, error) {
+	p := Profile{User: u}
+	var err error
+	if p.Rank, err = s.store.RankOf(ctx, u.ID, rating.Provisional); err != nil {
+		return p, apperr.Wrap(err, apperr.Internal, "could not load the rank")
+	}
+	if p.History, err = s.store.RatingHistory(ctx, u.ID); err != nil {
+		return p, apperr.Wrap(err, apperr.Internal, "could not load the history")
+	}
+	if p.Recent, err = s.store.RecentGames(ctx, u.ID, 20); err != nil {
+		return p, apperr.Wrap(err, apperr.Internal, "could not load recent games")
+	}
+	if p.BySize, err = s.store.RecordBySize(ctx, u.ID); err != nil {
+		return p, apperr.Wrap(err, apperr.Internal, "could not load the record")
+	}
+	p.Rating = rating.Start
+	if n := len(p.History); n > 0 {
+		p.Rating = p.History[n-1].After
+	}
+	p.Games = len(p.History)
+	for _, h := range p.History {
+		if h.Place == 1 {
+			p.Wins++
+		}
+	}
+	return p, nil
+}

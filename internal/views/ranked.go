@@ -1,0 +1,118 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ProfileView is a player's public page.
+type ProfileView struct {
+	Username    string
+	Joined      string
+	Rating      int
+	Rank        int
+	RankedGames int
+	RankedWins  int
+	Provisional bool
+	Chart       *Chart
+	Recent      []RecentGame
+	BySize      []SizeRow
+}
+
+// RecentGame is a finished game on a profile.
+type RecentGame struct {
+	URL    string
+	Date   string
+	Seats  int
+	Place  int
+	Total  int
+	Ranked bool
+	// Change is the rating change, like "+12" or "−8"; "" for casual games.
+	Change string
+}
+
+// SizeRow is a player's record at one table size.
+type SizeRow struct {
+	Seats int
+	Games int
+	Wins  int
+	Share string
+}
+
+// LadderView is a page of the ladder.
+type LadderView struct {
+	Rows        []LadderRow
+	Provisional []LadderRow
+	Page, Pages int
+	MyRank      int
+	MyPage      int
+	LoggedIn    bool
+}
+
+// LadderRow is a line of the ladder.
+type LadderRow struct {
+	Rank   int
+	Name   string
+	Rating int
+	Games  int
+	Wins   int
+	Me     bool
+}
+
+// QueueView is the ranked queue page.
+type QueueView struct {
+	Queued  bool
+	Sizes   string
+	Pace    string
+	Waited  string
+	Gap     int
+	Waiting map[string]int
+	Form    Form
+	// Checked sizes and pace to show in the form.
+	SizeChecked map[int]bool
+	PaceValue   string
+}
+
+// Chart is a rating history drawn as SVG on the server.
+type Chart struct {
+	Width, Height int
+	Points        string
+	Dots          []ChartDot
+	Top, Bottom   string
+	TopY, BottomY int
+	Games         int
+}
+
+// ChartDot is one game on the chart.
+type ChartDot struct {
+	X, Y  string
+	Title string
+}
+
+// NewChart lays out ratings (the first is the rating before any game).
+func NewChart(ratings []float64, titles []string) *Chart {
+	if len(ratings) < 2 {
+		return nil
+	}
+	const w, h, pad = 600, 200, 24
+	lo, hi := ratings[0], ratings[0]
+	for _, r := range ratings {
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	if hi-lo < 20 {
+		mid := (hi + lo) / 2
+		lo, hi = mid-10, mid+10
+	}
+	c := &Chart{Width: w, Height: h, Top: fmt.Sprintf("%.0f", hi), Bottom: fmt.Sprintf("%.0f", lo), TopY: pad, BottomY: h - pad, Games: len(ratings) - 1}
+	var pts []string
+	for i, r := range ratings {
+		x := float64(pad*2) + float64(i)*float64(w-pad*3)/float64(len(ratings)-1)
+		y := float64(pad) + (hi-r)/(hi-lo)*float64(h-2*pad)
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
+		if i > 0 {
+			c.Dots = append(c.Dots, ChartDot{X: fmt.Sprintf("%.1f", x), Y: fmt.Sprintf("%.1f", y), Title: titles[i-1]})
+		}
+	}
+	c.Points = strings.Join(pts, " ")
+	return c
+}
