@@ -41,9 +41,9 @@ type App struct {
 	// Workers runs the background workers that make due moves and form
 	// ranked tables; tests that drive them step by step turn them off.
 	Workers bool
-	cfg       config.Config
-	clock     clock.Clock
-	log       *slog.Logger
+	cfg     config.Config
+	clock   clock.Clock
+	log     *slog.Logger
 }
 
 // New builds the application on an open, migrated store.

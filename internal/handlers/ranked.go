@@ -243,4 +243,3 @@ func (s *Server) apiLadder(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"page": l.Page, "pages": l.Pages, "your_rank": l.MyRank, "ladder": rows, "provisional": prov})
 }
-

@@ -112,7 +112,7 @@ func TestGapWidensWithWaiting(t *testing.T) {
 func TestMiddlePlayerWithNarrowGapIsSkipped(t *testing.T) {
 	es := []Entry{
 		{UserID: 1, Rating: 1500, Sizes: []int{3}, Pace: "live", JoinedAt: now.Add(-10 * time.Minute)},
-		{UserID: 2, Rating: 1560, Sizes: []int{3}, Pace: "live", JoinedAt: now}, // gap 100: too narrow for any table here
+		{UserID: 2, Rating: 1560, Sizes: []int{3}, Pace: "live", JoinedAt: now},                        // gap 100: too narrow for any table here
 		{UserID: 3, Rating: 1620, Sizes: []int{3}, Pace: "live", JoinedAt: now.Add(-10 * time.Minute)}, // {1,2,3} spreads 120
 		{UserID: 4, Rating: 1650, Sizes: []int{3}, Pace: "live", JoinedAt: now.Add(-10 * time.Minute)},
 	}
