@@ -143,7 +143,7 @@ func (s *Server) profile(c echo.Context) error {
 		v.Chart = views.NewChart(ratings, titles)
 	}
 	for _, g := range p.Recent {
-		r := views.RecentGame{URL: fmt.Sprintf("/games/%d", g.GameID), Seats: g.Seats, Ranked: g.Ranked}
+		r := views.RecentGame{ID: g.GameID, URL: fmt.Sprintf("/games/%d", g.GameID), Seats: g.Seats, Ranked: g.Ranked}
 		if g.FinishedAt != nil {
 			r.Date = g.FinishedAt.Format("2 Jan 2006")
 		}

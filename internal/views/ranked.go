@@ -21,6 +21,7 @@ type ProfileView struct {
 
 // RecentGame is a finished game on a profile.
 type RecentGame struct {
+	ID     int64
 	URL    string
 	Date   string
 	Seats  int
