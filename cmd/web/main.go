@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	_ "time/tzdata" // time zones for mail, also where the system has none
 
 	"nothanks/internal/app"
 	"nothanks/internal/clock"

@@ -54,6 +54,7 @@ type Service struct {
 	store    Store
 	sessions SessionStore
 	tokens   TokenStore
+	mail     MailStore
 	clock    clock.Clock
 	// dummyHash is checked when a log-in names no account, so that such a
 	// log-in takes as long as a wrong password.
@@ -61,12 +62,12 @@ type Service struct {
 }
 
 // New returns the service.
-func New(store Store, sessions SessionStore, tokens TokenStore, clk clock.Clock) (*Service, error) {
+func New(store Store, sessions SessionStore, tokens TokenStore, mail MailStore, clk clock.Clock) (*Service, error) {
 	dummy, err := HashPassword("not a password of anyone")
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: store, sessions: sessions, tokens: tokens, clock: clk, dummyHash: dummy}, nil
+	return &Service{store: store, sessions: sessions, tokens: tokens, mail: mail, clock: clk, dummyHash: dummy}, nil
 }
 
 // RegisterInput is the registration form.
@@ -158,6 +159,8 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (db.User, erro
 	case err != nil:
 		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not create the account")
 	}
+	// The account stands even if this fails: settings offer to send it again.
+	_ = s.SendVerification(ctx, u.ID)
 	return u, nil
 }
 
@@ -329,7 +332,7 @@ func (s *Service) ChangeEmail(ctx context.Context, userID int64, in EmailInput) 
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not save the email")
 	}
-	return nil
+	return s.SendVerification(ctx, userID)
 }
 
 // SessionStore is what the service needs to end sessions.

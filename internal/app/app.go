@@ -18,7 +18,9 @@ import (
 	"nothanks/internal/db"
 	"nothanks/internal/games"
 	"nothanks/internal/handlers"
+	"nothanks/internal/links"
 	"nothanks/internal/live"
+	"nothanks/internal/notify"
 	"nothanks/internal/ranked"
 	"nothanks/internal/session"
 )
@@ -36,6 +38,7 @@ type App struct {
 	Accounts *accounts.Service
 	Games    *games.Service
 	Ranked   *ranked.Service
+	Notify   *notify.Service
 	Broker   *live.Broker
 	Store    *db.Store
 	// Workers runs the background workers that make due moves and form
@@ -48,11 +51,11 @@ type App struct {
 
 // New builds the application on an open, migrated store.
 func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Clock, log *slog.Logger) (*App, error) {
-	acc, err := accounts.New(store, store, store, clk)
+	acc, err := accounts.New(store, store, store, store, clk)
 	if err != nil {
 		return nil, err
 	}
-	key, err := sessionKey(ctx, cfg, store)
+	key, err := secretKey(ctx, cfg, store, "session_hash_key")
 	if err != nil {
 		return nil, err
 	}
@@ -62,9 +65,24 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	}
 	g := games.New(store, clk, log)
 	r := ranked.New(store, g, clk)
+	linkKey, err := secretKey(ctx, cfg, store, "link_key")
+	if err != nil {
+		return nil, err
+	}
+	signer, err := links.New(linkKey)
+	if err != nil {
+		return nil, err
+	}
+	var sender notify.Sender = notify.LogSender{Log: log}
+	if cfg.SMTPURL != "" {
+		if sender, err = notify.NewSMTPSender(cfg.SMTPURL, cfg.MailFrom); err != nil {
+			return nil, err
+		}
+	}
+	n := notify.New(store, g, signer, sender, cfg.BaseURL, clk, log)
 	broker := live.NewBroker()
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Broker: broker, DB: store, Clock: clk, Log: log})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Broker: broker, Store: store, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Broker: broker, DB: store, Clock: clk, Log: log})
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Broker: broker, Store: store, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // Run runs the background jobs until ctx is done: the LISTEN connection
@@ -72,7 +90,7 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 // timers), and hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(4)
+	wg.Add(5)
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
@@ -99,6 +117,12 @@ func (a *App) Run(ctx context.Context) {
 		defer wg.Done()
 		if a.Workers {
 			a.runMatcher(ctx)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if a.Workers {
+			a.runOutbox(ctx)
 		}
 	}()
 	wg.Wait()
@@ -145,6 +169,25 @@ func (a *App) runMatcher(ctx context.Context) {
 	}
 }
 
+// runOutbox sends due mail every few seconds.
+func (a *App) runOutbox(ctx context.Context) {
+	if a.cfg.SMTPURL == "" {
+		a.log.Info("SMTP_URL is unset: mails are written to the log instead of being sent")
+	}
+	t := time.NewTicker(3 * time.Second)
+	defer t.Stop()
+	for {
+		if _, err := a.Notify.RunOutbox(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error("mail outbox", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 func (a *App) housekeeping(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
@@ -167,15 +210,15 @@ func (a *App) housekeeping(ctx context.Context) {
 // graceful shutdown does not wait on them.
 func (a *App) Shutdown() { a.Broker.Close() }
 
-// sessionKey derives the cookie signing key from SESSION_SECRET, or, when it
-// is unset, uses a key generated once and kept in the database so that every
-// instance and every restart signs alike.
-func sessionKey(ctx context.Context, cfg config.Config, store *db.Store) ([]byte, error) {
+// secretKey derives a signing key (session cookies, mailed links) from
+// SESSION_SECRET, or, when it is unset, uses a key generated once and kept
+// in the database so that every instance and every restart signs alike.
+func secretKey(ctx context.Context, cfg config.Config, store *db.Store, name string) ([]byte, error) {
 	if cfg.SessionSecret != "" {
-		sum := sha512.Sum512([]byte("nothanks session key\x00" + cfg.SessionSecret))
+		sum := sha512.Sum512([]byte("nothanks " + name + "\x00" + cfg.SessionSecret))
 		return sum[:], nil
 	}
-	return store.Secret(ctx, "session_hash_key", func() ([]byte, error) {
+	return store.Secret(ctx, name, func() ([]byte, error) {
 		b := make([]byte, 64)
 		_, err := rand.Read(b)
 		return b, err

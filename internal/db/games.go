@@ -57,6 +57,8 @@ type Seat struct {
 	Abandoned bool      `db:"abandoned"`
 	Total     *int      `db:"total"`
 	Place     *int      `db:"place"`
+	// VacationUntil is the player's vacation, if they are on one.
+	VacationUntil *time.Time `db:"vacation_until"`
 }
 
 // Move is a row of moves.
@@ -122,7 +124,7 @@ func (s *Store) GameByInvite(ctx context.Context, code string) (Game, error) {
 	return g, nil
 }
 
-const seatColumns = `s.id, s.game_id, s.seat, s.user_id, u.username, s.bot_level, s.joined_at, s.timeouts, s.abandoned, s.total, s.place`
+const seatColumns = `s.id, s.game_id, s.seat, s.user_id, u.username, s.bot_level, s.joined_at, s.timeouts, s.abandoned, s.total, s.place, u.vacation_until`
 
 func seats(ctx context.Context, q queryer, gameID int64) ([]Seat, error) {
 	var out []Seat

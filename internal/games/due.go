@@ -78,6 +78,11 @@ func (s *Service) moveFor(ctx context.Context, tx *db.Tx, gameID int64) error {
 		if err != nil {
 			return err
 		}
+		now := s.clock.Now()
+		version := g.Version + 1
+		if err := tx.EnqueueMail(ctx, db.Mail{UserID: *seat.UserID, Kind: db.MailTimedOut, GameID: &gameID, GameVersion: &version, SendAfter: now, CreatedAt: now}); err != nil {
+			return err
+		}
 		if count >= MaxTimeouts {
 			if err := tx.MarkAbandoned(ctx, gameID, turn); err != nil {
 				return err

@@ -331,12 +331,17 @@ func (s *Service) start(ctx context.Context, tx *db.Tx, g db.Game, now time.Time
 	if err != nil {
 		return err
 	}
-	ok, err := tx.SetGameState(ctx, g.ID, g.Version, s.nextState(g, seats, eg, now))
+	st := s.nextState(g, seats, eg, now)
+	ok, err := tx.SetGameState(ctx, g.ID, g.Version, st)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return apperr.E(apperr.Conflict, "The game changed while starting.")
+	}
+	// The first player to decide hears of it like any other.
+	if err := s.enqueueMails(ctx, tx, g, seats, st, -1, now); err != nil {
+		return err
 	}
 	return tx.NotifyGame(ctx, g.ID, g.Version)
 }
@@ -412,7 +417,13 @@ func (s *Service) nextState(g db.Game, seats []db.Seat, eg *engine.Game, now tim
 		due = now.Add(s.BotDelay/2 + time.Duration(mrand.Int64N(int64(s.BotDelay)+1)))
 	} else {
 		st.TurnUserID = seat.UserID
-		due = now.Add(time.Duration(g.TurnSeconds) * time.Second)
+		// A correspondence player on vacation: the clock starts when they
+		// are back.
+		start := now
+		if g.Pace == Correspondence && seat.VacationUntil != nil && seat.VacationUntil.After(now) {
+			start = *seat.VacationUntil
+		}
+		due = start.Add(time.Duration(g.TurnSeconds) * time.Second)
 	}
 	st.DueAt = &due
 	return st
@@ -492,6 +503,7 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 // stored, the game row moves on, and the other instances are told.
 func (s *Service) apply(ctx context.Context, tx *db.Tx, g db.Game, seats []db.Seat, eg *engine.Game, a engine.Action) error {
 	before := len(eg.Events())
+	prevTurn := eg.Turn()
 	if err := eg.Apply(a); err != nil {
 		return actionError(err)
 	}
@@ -529,14 +541,56 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, g db.Game, seats []db.Se
 			}
 		}
 	}
-	ok, err := tx.SetGameState(ctx, g.ID, g.Version, s.nextState(g, seats, eg, now))
+	st := s.nextState(g, seats, eg, now)
+	ok, err := tx.SetGameState(ctx, g.ID, g.Version, st)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return ErrStale
 	}
+	if err := s.enqueueMails(ctx, tx, g, seats, st, prevTurn, now); err != nil {
+		return err
+	}
 	return tx.NotifyGame(ctx, g.ID, eg.Version())
+}
+
+// YourTurnDelay is how long a "your turn" mail waits before it is sent, so
+// that a player who is at the table anyway is not mailed.
+const YourTurnDelay = 2 * time.Minute
+
+// enqueueMails writes the mails a move causes into the outbox, in the
+// move's transaction: in a correspondence game, "your turn" when the turn
+// passes to another player and a reminder when a fifth of their time is
+// left; "game over" to every player when it ends.
+func (s *Service) enqueueMails(ctx context.Context, tx *db.Tx, g db.Game, seats []db.Seat, st db.GameState, prevTurn int, now time.Time) error {
+	if g.Pace != Correspondence {
+		return nil
+	}
+	mail := func(userID int64, kind string, at time.Time) error {
+		version := st.Version
+		return tx.EnqueueMail(ctx, db.Mail{UserID: userID, Kind: kind, GameID: &g.ID, GameVersion: &version, SendAfter: at, CreatedAt: now})
+	}
+	if st.Status == db.StatusFinished {
+		for _, seat := range seats {
+			if seat.UserID != nil {
+				if err := mail(*seat.UserID, db.MailGameOver, now); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if st.TurnUserID == nil || st.DueAt == nil {
+		return nil
+	}
+	if st.TurnSeat != nil && *st.TurnSeat != prevTurn {
+		if err := mail(*st.TurnUserID, db.MailYourTurn, now.Add(YourTurnDelay)); err != nil {
+			return err
+		}
+	}
+	remind := st.DueAt.Add(-time.Duration(g.TurnSeconds) * time.Second / 5)
+	return mail(*st.TurnUserID, db.MailReminder, remind)
 }
 
 // Placings ranks seats by total (ties share a placing); in a ranked game a
@@ -571,3 +625,5 @@ func Placings(totals []int, seats []db.Seat) []int {
 	}
 	return placings
 }
+
+func itoa(n int) string { return fmt.Sprint(n) }

@@ -67,6 +67,13 @@ func (s *Service) CreateRanked(ctx context.Context, tx *db.Tx, userIDs []int64, 
 	if err := s.start(ctx, tx, g, now); err != nil {
 		return 0, err
 	}
+	if pace == Correspondence {
+		for _, u := range userIDs {
+			if err := tx.EnqueueMail(ctx, db.Mail{UserID: u, Kind: db.MailRankedMatch, GameID: &id, SendAfter: now, CreatedAt: now}); err != nil {
+				return 0, err
+			}
+		}
+	}
 	return id, nil
 }
 

@@ -106,8 +106,12 @@ func (s *Server) settingsView(c echo.Context) (views.SettingsView, error) {
 	if err != nil {
 		return views.SettingsView{}, err
 	}
+	n, err := s.notificationsView(c, nil, nil)
+	if err != nil {
+		return views.SettingsView{}, err
+	}
 	return views.SettingsView{
-		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, OtherSessions: others,
+		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, OtherSessions: others, Notifications: n,
 	}, nil
 }
 

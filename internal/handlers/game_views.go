@@ -70,11 +70,11 @@ func (s *Server) tableView(t *games.Table, viewer *db.User, code string) views.T
 	if t.View == nil {
 		return v
 	}
-	return fillTable(v, t, t.View, g)
+	return fillTable(v, t, t.View, g, s.clock.Now())
 }
 
 // fillTable fills the table part of a view model from a projection.
-func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game) views.TableView {
+func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game, now time.Time) views.TableView {
 	names := t.SeatNames()
 	v.Round, v.Rounds = pv.Round, pv.Options.Rounds
 	v.ActiveCard, v.Pot, v.DeckLeft = pv.ActiveCard, pv.Pot, pv.DeckLeft
@@ -94,6 +94,9 @@ func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game) vi
 		}
 		if st.Username != nil {
 			seat.ProfileURL = "/u/" + *st.Username
+		}
+		if st.VacationUntil != nil && st.VacationUntil.After(now) && g.Pace == games.Correspondence {
+			seat.Vacation = st.VacationUntil.UTC().Format("2 Jan 15:04 MST")
 		}
 		if sv.Tokens != nil {
 			seat.Tokens = fmt.Sprint(*sv.Tokens)

@@ -263,7 +263,7 @@ func (s *Server) replay(c echo.Context) error {
 	if step == steps {
 		v.Status = db.StatusFinished
 	}
-	v = fillTable(v, t, t.View, db.Game{ID: id})
+	v = fillTable(v, t, t.View, db.Game{ID: id}, s.clock.Now())
 	v.ReplayURL = ""
 	r := views.ReplayView{GameID: id, Step: step, Steps: steps, Table: v}
 	events := t.View.Events

@@ -23,14 +23,18 @@ const (
 // sends no such header must echo the token from the _csrf cookie in the
 // X-CSRF-Token header or the _csrf form field. The JSON API authenticates
 // with a bearer token, which a browser never sends on its own, so it is
-// exempt.
+// exempt; so are the two mailed one-click links (unsubscribe, a move),
+// which mail programs post from anywhere and whose signature is the check.
 func (s *Server) csrf() echo.MiddlewareFunc {
 	name := "_csrf"
 	if s.cfg.Secure() {
 		name = "__Host-csrf"
 	}
 	return middleware.CSRFWithConfig(middleware.CSRFConfig{
-		Skipper:        func(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/api/") },
+		Skipper: func(c echo.Context) bool {
+			p := c.Request().URL.Path
+			return strings.HasPrefix(p, "/api/") || p == "/unsubscribe" || p == "/m"
+		},
 		TokenLookup:    "header:" + echo.HeaderXCSRFToken + ",form:_csrf",
 		ContextKey:     ctxCSRF,
 		CookieName:     name,

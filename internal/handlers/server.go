@@ -20,6 +20,7 @@ import (
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
 	"nothanks/internal/games"
+	"nothanks/internal/links"
 	"nothanks/internal/live"
 	"nothanks/internal/ranked"
 	"nothanks/internal/session"
@@ -40,6 +41,7 @@ type Deps struct {
 	Sessions *session.Store
 	Games    *games.Service
 	Ranked   *ranked.Service
+	Links    *links.Signer
 	Broker   *live.Broker
 	DB       Store
 	Clock    clock.Clock
@@ -53,6 +55,7 @@ type Server struct {
 	sessions *session.Store
 	games    *games.Service
 	ranked   *ranked.Service
+	links    *links.Signer
 	broker   *live.Broker
 	db       Store
 	clock    clock.Clock
@@ -67,7 +70,7 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, broker: d.Broker, db: d.DB, clock: d.Clock, log: d.Log}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, broker: d.Broker, db: d.DB, clock: d.Clock, log: d.Log}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)

@@ -57,6 +57,8 @@ type SeatView struct {
 	Total       int
 	TigerHeld   bool
 	TigerPlayed bool
+	// Vacation says until when the player is away, "" when not.
+	Vacation string
 }
 
 // LogLine is one entry of the move log.

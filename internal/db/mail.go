@@ -1,0 +1,260 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Kinds of mail.
+const (
+	MailYourTurn      = "your_turn"
+	MailReminder      = "reminder"
+	MailGameOver      = "game_over"
+	MailTimedOut      = "timed_out"
+	MailVerifyEmail   = "verify_email"
+	MailPasswordReset = "password_reset"
+	MailRankedMatch   = "ranked_match"
+)
+
+// Mail is a row of mail_outbox.
+type Mail struct {
+	ID           int64      `db:"id"`
+	UserID       int64      `db:"user_id"`
+	Kind         string     `db:"kind"`
+	GameID       *int64     `db:"game_id"`
+	GameVersion  *int       `db:"game_version"`
+	ResetID      *int64     `db:"reset_id"`
+	SendAfter    time.Time  `db:"send_after"`
+	Status       string     `db:"status"`
+	Attempts     int        `db:"attempts"`
+	ClaimedUntil *time.Time `db:"claimed_until"`
+	LastError    *string    `db:"last_error"`
+	Note         *string    `db:"note"`
+	CreatedAt    time.Time  `db:"created_at"`
+	SentAt       *time.Time `db:"sent_at"`
+}
+
+const mailColumns = `id, user_id, kind, game_id, game_version, reset_id, send_after, status, attempts, claimed_until, last_error, note, created_at, sent_at`
+
+func enqueue(ctx context.Context, q queryer, m Mail) error {
+	return exec(ctx, q, "enqueue mail", `
+		INSERT INTO mail_outbox (user_id, kind, game_id, game_version, reset_id, send_after, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, m.UserID, m.Kind, m.GameID, m.GameVersion, m.ResetID, m.SendAfter, m.CreatedAt)
+}
+
+// EnqueueMail writes a mail to the outbox inside the transaction.
+func (t *Tx) EnqueueMail(ctx context.Context, m Mail) error { return enqueue(ctx, t.tx, m) }
+
+// EnqueueMail writes a mail to the outbox.
+func (s *Store) EnqueueMail(ctx context.Context, m Mail) error { return enqueue(ctx, s.DB, m) }
+
+// ClaimMails takes up to limit due mails (and mails whose claim ran out)
+// for this worker until leaseUntil; rows other workers hold are skipped.
+func (s *Store) ClaimMails(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Mail, error) {
+	var out []Mail
+	err := sel(ctx, s.DB, &out, `
+		WITH due AS (
+			SELECT id FROM mail_outbox
+			WHERE (status = 'pending' AND send_after <= $1) OR (status = 'sending' AND claimed_until < $1)
+			ORDER BY send_after LIMIT $3
+			FOR UPDATE SKIP LOCKED
+		)
+		UPDATE mail_outbox m SET status = 'sending', claimed_until = $2, attempts = m.attempts + 1
+		FROM due WHERE m.id = due.id
+		RETURNING m.id, m.user_id, m.kind, m.game_id, m.game_version, m.reset_id, m.send_after, m.status,
+			m.attempts, m.claimed_until, m.last_error, m.note, m.created_at, m.sent_at`, now, leaseUntil, limit)
+	if err != nil {
+		return nil, fmt.Errorf("db: claim mails: %w", err)
+	}
+	return out, nil
+}
+
+// ClaimPendingOfKind also claims a user's other pending mails of a kind,
+// due or not, so one mail (a digest) can carry them.
+func (s *Store) ClaimPendingOfKind(ctx context.Context, userID int64, kind string, leaseUntil time.Time) ([]Mail, error) {
+	var out []Mail
+	err := sel(ctx, s.DB, &out, `
+		UPDATE mail_outbox SET status = 'sending', claimed_until = $3, attempts = attempts + 1
+		WHERE user_id = $1 AND kind = $2 AND status = 'pending'
+		RETURNING `+mailColumns, userID, kind, leaseUntil)
+	if err != nil {
+		return nil, fmt.Errorf("db: claim pending mails: %w", err)
+	}
+	return out, nil
+}
+
+// MarkMails sets the outcome of claimed mails: sent, skipped (with why) or
+// failed.
+func (s *Store) MarkMails(ctx context.Context, ids []int64, status, note string, at time.Time) error {
+	return exec(ctx, s.DB, "mark mails", `
+		UPDATE mail_outbox SET status = $2, note = NULLIF($3, ''), sent_at = CASE WHEN $2 = 'sent' THEN $4 ELSE sent_at END,
+			claimed_until = NULL
+		WHERE id = ANY($1)`, pq.Array(ids), status, note, at)
+}
+
+// RetryMails puts claimed mails back for a later try after a failure.
+func (s *Store) RetryMails(ctx context.Context, ids []int64, after time.Time, errText string) error {
+	return exec(ctx, s.DB, "retry mails", `
+		UPDATE mail_outbox SET status = 'pending', send_after = $2, last_error = $3, claimed_until = NULL
+		WHERE id = ANY($1)`, pq.Array(ids), after, errText)
+}
+
+// PostponeMails puts claimed mails back until a later time (a digest hour).
+func (s *Store) PostponeMails(ctx context.Context, ids []int64, until time.Time) error {
+	return exec(ctx, s.DB, "postpone mails", `
+		UPDATE mail_outbox SET status = 'pending', send_after = $2, claimed_until = NULL, attempts = greatest(attempts - 1, 0)
+		WHERE id = ANY($1)`, pq.Array(ids), until)
+}
+
+// SentTurnMailSince reports whether a "your turn" mail about a game went to
+// a user since since.
+func (s *Store) SentTurnMailSince(ctx context.Context, userID, gameID int64, since time.Time) (bool, error) {
+	var ok bool
+	err := get(ctx, s.DB, &ok, `
+		SELECT EXISTS (SELECT 1 FROM mail_outbox WHERE user_id = $1 AND game_id = $2 AND kind = 'your_turn'
+			AND status = 'sent' AND sent_at > $3)`, userID, gameID, since)
+	if err != nil {
+		return false, fmt.Errorf("db: sent turn mail: %w", err)
+	}
+	return ok, nil
+}
+
+// MailsTo lists the outbox rows of a user, newest first (tests, support).
+func (s *Store) MailsTo(ctx context.Context, userID int64) ([]Mail, error) {
+	var out []Mail
+	if err := sel(ctx, s.DB, &out, `SELECT `+mailColumns+` FROM mail_outbox WHERE user_id = $1 ORDER BY id DESC`, userID); err != nil {
+		return nil, fmt.Errorf("db: mails to %d: %w", userID, err)
+	}
+	return out, nil
+}
+
+// HasOpenStream reports whether a user has an event stream open on a game,
+// seen since since (they are at the table, so no mail is needed).
+func (s *Store) HasOpenStream(ctx context.Context, userID, gameID int64, since time.Time) (bool, error) {
+	var ok bool
+	err := get(ctx, s.DB, &ok, `SELECT EXISTS (SELECT 1 FROM presence WHERE user_id = $1 AND game_id = $2 AND seen_at > $3)`, userID, gameID, since)
+	if err != nil {
+		return false, fmt.Errorf("db: open stream: %w", err)
+	}
+	return ok, nil
+}
+
+// MailSettings are a user's choices about mail.
+type MailSettings struct {
+	TimeZone   string `db:"time_zone"`
+	YourTurn   bool   `db:"mail_your_turn"`
+	Reminder   bool   `db:"mail_reminder"`
+	GameOver   bool   `db:"mail_game_over"`
+	TimedOut   bool   `db:"mail_timed_out"`
+	TurnDigest bool   `db:"turn_digest"`
+	DigestHour int    `db:"digest_hour"`
+}
+
+// Recipient is a user as the mailer needs them.
+type Recipient struct {
+	ID              int64      `db:"id"`
+	Username        string     `db:"username"`
+	Email           string     `db:"email"`
+	EmailVerifiedAt *time.Time `db:"email_verified_at"`
+	PasswordHash    string     `db:"password_hash"`
+	VacationUntil   *time.Time `db:"vacation_until"`
+	MailSettings
+}
+
+// Recipient loads a user with their mail settings.
+func (s *Store) Recipient(ctx context.Context, userID int64) (Recipient, error) {
+	var r Recipient
+	err := get(ctx, s.DB, &r, `
+		SELECT id, username, email, email_verified_at, password_hash, vacation_until, time_zone, mail_your_turn,
+			mail_reminder, mail_game_over, mail_timed_out, turn_digest, digest_hour
+		FROM users WHERE id = $1`, userID)
+	if err != nil {
+		return Recipient{}, fmt.Errorf("db: recipient %d: %w", userID, notFound(err))
+	}
+	return r, nil
+}
+
+// SetMailSettings stores a user's mail choices.
+func (s *Store) SetMailSettings(ctx context.Context, userID int64, m MailSettings) error {
+	return exec(ctx, s.DB, "set mail settings", `
+		UPDATE users SET time_zone = $2, mail_your_turn = $3, mail_reminder = $4, mail_game_over = $5,
+			mail_timed_out = $6, turn_digest = $7, digest_hour = $8 WHERE id = $1`,
+		userID, m.TimeZone, m.YourTurn, m.Reminder, m.GameOver, m.TimedOut, m.TurnDigest, m.DigestHour)
+}
+
+// SetMailKind turns one kind of mail off (the unsubscribe link).
+func (s *Store) SetMailKind(ctx context.Context, userID int64, kind string, on bool) error {
+	col := map[string]string{MailYourTurn: "mail_your_turn", MailReminder: "mail_reminder", MailGameOver: "mail_game_over", MailTimedOut: "mail_timed_out"}[kind]
+	if col == "" {
+		return fmt.Errorf("db: no setting for mail kind %q", kind)
+	}
+	return exec(ctx, s.DB, "set mail kind", `UPDATE users SET `+col+` = $2 WHERE id = $1`, userID, on)
+}
+
+// VerifyEmail marks a user's email verified, if it is still the one given.
+func (s *Store) VerifyEmail(ctx context.Context, userID int64, email string, at time.Time) (bool, error) {
+	res, err := s.DB.ExecContext(ctx, `UPDATE users SET email_verified_at = COALESCE(email_verified_at, $3) WHERE id = $1 AND lower(email) = lower($2)`, userID, email, at)
+	if err != nil {
+		return false, fmt.Errorf("db: verify email: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// PasswordReset is a row of password_resets.
+type PasswordReset struct {
+	ID        int64      `db:"id"`
+	UserID    int64      `db:"user_id"`
+	ExpiresAt time.Time  `db:"expires_at"`
+	UsedAt    *time.Time `db:"used_at"`
+	CreatedAt time.Time  `db:"created_at"`
+}
+
+// CreatePasswordReset starts a reset and queues its mail, together.
+func (s *Store) CreatePasswordReset(ctx context.Context, userID int64, expires, now time.Time) error {
+	return s.Tx(ctx, func(tx *Tx) error {
+		var id int64
+		if err := get(ctx, tx.tx, &id, `INSERT INTO password_resets (user_id, expires_at, created_at) VALUES ($1, $2, $3) RETURNING id`, userID, expires, now); err != nil {
+			return fmt.Errorf("db: create password reset: %w", err)
+		}
+		return tx.EnqueueMail(ctx, Mail{UserID: userID, Kind: MailPasswordReset, ResetID: &id, SendAfter: now, CreatedAt: now})
+	})
+}
+
+// PasswordReset loads a reset.
+func (s *Store) PasswordReset(ctx context.Context, id int64) (PasswordReset, error) {
+	var r PasswordReset
+	if err := get(ctx, s.DB, &r, `SELECT id, user_id, expires_at, used_at, created_at FROM password_resets WHERE id = $1`, id); err != nil {
+		return PasswordReset{}, fmt.Errorf("db: password reset: %w", notFound(err))
+	}
+	return r, nil
+}
+
+// UseReset sets the new password and uses up the reset, once: it reports
+// false when the reset was used or expired meanwhile. Every session of the
+// user ends.
+func (s *Store) UseReset(ctx context.Context, id int64, hash string, now time.Time) (bool, error) {
+	ok := false
+	err := s.Tx(ctx, func(tx *Tx) error {
+		var userID int64
+		err := get(ctx, tx.tx, &userID, `UPDATE password_resets SET used_at = $2 WHERE id = $1 AND used_at IS NULL AND expires_at > $2 RETURNING user_id`, id, now)
+		if err != nil {
+			if notFound(err) == ErrNotFound {
+				return nil
+			}
+			return fmt.Errorf("db: use reset: %w", err)
+		}
+		if err := exec(ctx, tx.tx, "reset password", `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, hash); err != nil {
+			return err
+		}
+		if err := exec(ctx, tx.tx, "end sessions", `DELETE FROM sessions WHERE user_id = $1`, userID); err != nil {
+			return err
+		}
+		ok = true
+		return nil
+	})
+	return ok, err
+}

@@ -1,0 +1,53 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Vacation is a user's vacation state.
+type Vacation struct {
+	Until    *time.Time `db:"vacation_until"`
+	Year     int        `db:"vacation_year"`
+	DaysUsed int        `db:"vacation_days_used"`
+}
+
+// VacationOf loads a user's vacation state.
+func (s *Store) VacationOf(ctx context.Context, userID int64) (Vacation, error) {
+	var v Vacation
+	if err := get(ctx, s.DB, &v, `SELECT vacation_until, vacation_year, vacation_days_used FROM users WHERE id = $1`, userID); err != nil {
+		return Vacation{}, fmt.Errorf("db: vacation of %d: %w", userID, notFound(err))
+	}
+	return v, nil
+}
+
+// VacationForUpdate locks and loads a user's vacation state.
+func (t *Tx) VacationForUpdate(ctx context.Context, userID int64) (Vacation, error) {
+	var v Vacation
+	if err := get(ctx, t.tx, &v, `SELECT vacation_until, vacation_year, vacation_days_used FROM users WHERE id = $1 FOR UPDATE`, userID); err != nil {
+		return Vacation{}, fmt.Errorf("db: lock vacation of %d: %w", userID, notFound(err))
+	}
+	return v, nil
+}
+
+// SetVacation stores a user's vacation state.
+func (t *Tx) SetVacation(ctx context.Context, userID int64, v Vacation) error {
+	return exec(ctx, t.tx, "set vacation", `UPDATE users SET vacation_until = $2, vacation_year = $3, vacation_days_used = $4 WHERE id = $1`,
+		userID, v.Until, v.Year, v.DaysUsed)
+}
+
+// ShiftDeadlines moves the deadlines of the correspondence games waiting
+// for a user by d (forward when a vacation starts, back when it ends early),
+// never before now.
+func (t *Tx) ShiftDeadlines(ctx context.Context, userID int64, d time.Duration, now time.Time) ([]int64, error) {
+	var ids []int64
+	err := sel(ctx, t.tx, &ids, `
+		UPDATE games SET due_at = greatest(due_at + make_interval(secs => $2), $3)
+		WHERE status = 'playing' AND pace = 'correspondence' AND turn_user_id = $1
+		RETURNING id`, userID, d.Seconds(), now)
+	if err != nil {
+		return nil, fmt.Errorf("db: shift deadlines: %w", err)
+	}
+	return ids, nil
+}

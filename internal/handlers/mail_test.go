@@ -1,0 +1,532 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"nothanks/internal/apptest"
+	"nothanks/internal/games"
+)
+
+// mailSetup is a test server with a real SMTP server and three players with
+// verified addresses in a correspondence game (one day a decision).
+type mailSetup struct {
+	s       *apptest.Server
+	smtp    *apptest.SMTPServer
+	players []*apptest.API
+	game    int64
+}
+
+func newMailSetup(t *testing.T) *mailSetup {
+	t.Helper()
+	smtp := apptest.NewSMTP(t)
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithSMTP(smtp))
+	m := &mailSetup{s: s, smtp: smtp}
+	for _, name := range []string{"Mia", "Noa", "Ola"} {
+		p := s.APIFor(name)
+		if _, err := s.Store.VerifyEmail(context.Background(), p.ID, strings.ToLower(name)+"@example.com", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		m.players = append(m.players, p)
+	}
+	m.game = m.newGame(t)
+	m.send(t) // the sign-up confirmations go out first
+	return m
+}
+
+func (m *mailSetup) newGame(t *testing.T) int64 {
+	t.Helper()
+	status, g := m.players[0].Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "correspondence", "turn_seconds": 86400})
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d %v", status, g)
+	}
+	id := int64(g["id"].(float64))
+	for _, p := range m.players[1:] {
+		if st, _ := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", id), nil); st != http.StatusOK {
+			t.Fatalf("join: %d", st)
+		}
+	}
+	return id
+}
+
+// send runs the outbox once.
+func (m *mailSetup) send(t *testing.T) int {
+	t.Helper()
+	n, err := m.s.App.Notify.RunOutbox(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// mover returns the player to move in a game and their view.
+func (m *mailSetup) mover(t *testing.T, game int64) (*apptest.API, map[string]any) {
+	t.Helper()
+	for _, p := range m.players {
+		_, v := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", game), nil)
+		if v["your_turn"] == true {
+			return p, v
+		}
+	}
+	t.Fatal("nobody to move")
+	return nil, nil
+}
+
+// pass makes the player to move pass, and returns the next player.
+func (m *mailSetup) pass(t *testing.T, game int64) *apptest.API {
+	t.Helper()
+	p, v := m.mover(t, game)
+	version := v["version"]
+	if st, body := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/pass", game), map[string]any{"version": version}); st != http.StatusOK {
+		t.Fatalf("pass: %d %v", st, body)
+	}
+	next, _ := m.mover(t, game)
+	return next
+}
+
+func addr(p *apptest.API) string { return strings.ToLower(p.Name) + "@example.com" }
+
+var linkRe = regexp.MustCompile(`https?://[^\s"<>]+`)
+
+func TestYourTurnMail(t *testing.T) {
+	m := newMailSetup(t)
+	next := m.pass(t, m.game)
+	if n := m.send(t); n != 0 {
+		t.Fatalf("%d mails sent at once; the turn mail waits %s", n, games.YourTurnDelay)
+	}
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+	got := m.smtp.To(addr(next))
+	if len(got) != 1 {
+		t.Fatalf("%d mails to %s, want 1", len(got), next.Name)
+	}
+	mail := got[0]
+	if subj := mail.Header("Subject"); !strings.Contains(subj, "Your turn") {
+		t.Errorf("subject %q", subj)
+	}
+	if lu := mail.Header("List-Unsubscribe"); !strings.Contains(lu, "/unsubscribe?") || mail.Header("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" {
+		t.Errorf("unsubscribe headers: %q, %q", lu, mail.Header("List-Unsubscribe-Post"))
+	}
+	if !strings.HasPrefix(mail.Header("Message-Id"), "<outbox-") {
+		t.Errorf("Message-ID %q", mail.Header("Message-Id"))
+	}
+	parts := mail.Parts()
+	text, html := parts["text/plain"], parts["text/html"]
+	if text == "" || html == "" {
+		t.Fatalf("parts: %v", len(parts))
+	}
+	if !strings.Contains(text, fmt.Sprintf("/games/%d", m.game)) || !strings.Contains(html, fmt.Sprintf("/games/%d", m.game)) {
+		t.Error("the mail has no link to the game")
+	}
+	// Nobody else got a mail (their addresses are verified: no
+	// confirmation either), and no second one comes for this turn.
+	if n := len(m.smtp.Messages()); n != 1 {
+		t.Errorf("%d mails in all, want 1", n)
+	}
+	m.s.Clock.Advance(time.Hour)
+	m.send(t)
+	if len(m.smtp.To(addr(next))) != 1 {
+		t.Error("a second mail for the same turn")
+	}
+
+	// The mail's one-click "No thanks!" link acts once.
+	var passLink string
+	for _, l := range linkRe.FindAllString(text, -1) {
+		if strings.Contains(l, "/m?") && strings.Contains(l, "k=pass") {
+			passLink = l
+		}
+	}
+	if passLink == "" {
+		t.Fatalf("no pass link in:\n%s", text)
+	}
+	u, _ := url.Parse(passLink)
+	visitor := m.s.Client()
+	page := visitor.Get(u.RequestURI())
+	if page.Status != http.StatusOK || !page.Has("move-confirm") {
+		t.Fatalf("move link page: %d", page.Status)
+	}
+	res := visitor.Do(postTo(m.s.URL + u.RequestURI()))
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("the link's move: %d", res.Status)
+	}
+	again := visitor.Do(postTo(m.s.URL + u.RequestURI()))
+	if again.Status != http.StatusConflict || !strings.Contains(again.TestID("notice"), "no longer acts") || !again.Has("board") {
+		t.Errorf("the link used twice: %d %q", again.Status, again.TestID("notice"))
+	}
+	moves, _ := m.s.Store.Moves(context.Background(), m.game)
+	if len(moves) != 2 {
+		t.Errorf("%d moves, want 2 (one pass, one from the link)", len(moves))
+	}
+	tampered := strings.Replace(u.RequestURI(), "k=pass", "k=take", 1)
+	if res := visitor.Do(postTo(m.s.URL + tampered)); res.Status == http.StatusSeeOther {
+		t.Error("a tampered link made a move")
+	}
+}
+
+func postTo(u string) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, u, nil)
+	req.Header.Set("Sec-Fetch-Site", "cross-site") // as from a webmail page
+	return req
+}
+
+func TestNoTurnMailWhileAtTheTable(t *testing.T) {
+	m := newMailSetup(t)
+	next := m.pass(t, m.game)
+	if err := m.s.Store.SeePresence(context.Background(), "stream-1", m.game, &next.ID, m.s.Clock.Now().Add(games.YourTurnDelay)); err != nil {
+		t.Fatal(err)
+	}
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+	if n := len(m.smtp.To(addr(next))); n != 0 {
+		t.Errorf("%d mails to a player who is at the table", n)
+	}
+}
+
+func TestDigestOfSeveralGames(t *testing.T) {
+	m := newMailSetup(t)
+	second := m.newGame(t)
+	// Make the same player the one to move in both games.
+	target := m.players[1]
+	for _, g := range []int64{m.game, second} {
+		for range 6 {
+			if p, _ := m.mover(t, g); p == target {
+				break
+			}
+			m.pass(t, g)
+		}
+		if p, _ := m.mover(t, g); p != target {
+			t.Skip("could not bring the turn to one player in both games")
+		}
+	}
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+	got := m.smtp.To(addr(target))
+	var turn []apptest.Received
+	for _, r := range got {
+		if strings.Contains(r.Header("Subject"), "waiting") || strings.Contains(r.Header("Subject"), "Your turn") {
+			turn = append(turn, r)
+		}
+	}
+	if len(turn) != 1 || !strings.Contains(turn[0].Header("Subject"), "2 No Thanks! games are waiting") {
+		t.Fatalf("turn mails: %d, first subject %q", len(turn), func() string {
+			if len(turn) > 0 {
+				return turn[0].Header("Subject")
+			}
+			return ""
+		}())
+	}
+	text := turn[0].Parts()["text/plain"]
+	if !strings.Contains(text, fmt.Sprintf("/games/%d", m.game)) || !strings.Contains(text, fmt.Sprintf("/games/%d", second)) {
+		t.Error("the digest does not link both games")
+	}
+}
+
+func TestReminderAndTimeoutMails(t *testing.T) {
+	m := newMailSetup(t)
+	next := m.pass(t, m.game)
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+	before := len(m.smtp.To(addr(next)))
+	// Four fifths of the day later, a reminder.
+	m.s.Clock.Advance(86400*4/5*time.Second - games.YourTurnDelay)
+	m.send(t)
+	got := m.smtp.To(addr(next))
+	if len(got) != before+1 || !strings.Contains(got[len(got)-1].Header("Subject"), "Reminder") {
+		t.Fatalf("reminder: %d new mails", len(got)-before)
+	}
+	// The day runs out: the server decides, and says so.
+	m.s.Clock.Advance(86400 / 5 * time.Second)
+	if _, err := m.s.App.Games.RunDue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m.send(t)
+	got = m.smtp.To(addr(next))
+	if !strings.Contains(got[len(got)-1].Header("Subject"), "time ran out") {
+		t.Errorf("after the timeout: %q", got[len(got)-1].Header("Subject"))
+	}
+}
+
+func TestGameOverMail(t *testing.T) {
+	m := newMailSetup(t)
+	for range 500 {
+		p, v := m.mover(t, m.game)
+		_ = p
+		if v == nil {
+			break
+		}
+		kind := "take"
+		if st, _ := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/%s", m.game, kind), map[string]any{"version": v["version"]}); st != http.StatusOK {
+			t.Fatal("take failed")
+		}
+		_, g := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", m.game), nil)
+		if g["status"] == "finished" {
+			break
+		}
+	}
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+	for _, p := range m.players {
+		found := false
+		for _, r := range m.smtp.To(addr(p)) {
+			if strings.Contains(r.Header("Subject"), "is over") {
+				found = true
+				if !strings.Contains(r.Parts()["text/plain"], "1st:") {
+					t.Errorf("game over mail without standings:\n%s", r.Parts()["text/plain"])
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s got no game-over mail", p.Name)
+		}
+	}
+}
+
+func TestUnverifiedAddressGetsNoNudge(t *testing.T) {
+	smtp := apptest.NewSMTP(t)
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithSMTP(smtp))
+	m := &mailSetup{s: s, smtp: smtp}
+	for _, name := range []string{"Una", "Vic", "Wes"} {
+		m.players = append(m.players, s.APIFor(name))
+	}
+	m.game = m.newGame(t)
+	next := m.pass(t, m.game)
+	s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+	for _, r := range smtp.To(addr(next)) {
+		if !strings.Contains(r.Header("Subject"), "Confirm") {
+			t.Errorf("an unverified address got %q", r.Header("Subject"))
+		}
+	}
+}
+
+func TestOutboxSurvivesAWorkerDyingBetweenClaimAndSend(t *testing.T) {
+	m := newMailSetup(t)
+	next := m.pass(t, m.game)
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	now := m.s.Clock.Now()
+	// A worker claims the due mail and dies before sending.
+	claimed, err := m.s.Store.ClaimMails(context.Background(), now, now.Add(2*time.Minute), 10)
+	if err != nil || len(claimed) == 0 {
+		t.Fatalf("claim: %v, %d rows", err, len(claimed))
+	}
+	if n := m.send(t); n != 0 {
+		t.Fatalf("another worker sent %d mails the first one still holds", n)
+	}
+	m.s.Clock.Advance(2*time.Minute + time.Second) // the claim runs out
+	if n := m.send(t); n != 1 {
+		t.Fatalf("after the claim ran out: %d mails sent, want 1", n)
+	}
+	m.s.Clock.Advance(time.Hour)
+	m.send(t)
+	turn := 0
+	for _, r := range m.smtp.To(addr(next)) {
+		if strings.Contains(r.Header("Subject"), "Your turn") {
+			turn++
+		}
+	}
+	if turn != 1 {
+		t.Errorf("%d turn mails delivered, want exactly 1", turn)
+	}
+}
+
+func TestOutboxRetriesWithBackoff(t *testing.T) {
+	m := newMailSetup(t)
+	next := m.pass(t, m.game)
+	m.smtp.FailNext(2)
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	if n := m.send(t); n != 0 {
+		t.Fatal("a failed delivery counted as sent")
+	}
+	m.s.Clock.Advance(61 * time.Second) // first retry after a minute: fails again
+	m.send(t)
+	m.s.Clock.Advance(2*time.Minute + time.Second) // second retry after two
+	if n := m.send(t); n != 1 {
+		t.Fatalf("third try: %d sent", n)
+	}
+	mails, _ := m.s.Store.MailsTo(context.Background(), next.ID)
+	for _, row := range mails {
+		if row.Kind == "your_turn" && (row.Status != "sent" || row.Attempts != 3) {
+			t.Errorf("turn mail row: %s after %d attempts, want sent after 3", row.Status, row.Attempts)
+		}
+	}
+}
+
+func TestEmailVerificationAndUnsubscribe(t *testing.T) {
+	smtp := apptest.NewSMTP(t)
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithSMTP(smtp))
+	c := s.Client().Register("Xia")
+	if _, err := s.App.Notify.RunOutbox(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := smtp.To("xia@example.com")
+	if len(got) != 1 || !strings.Contains(got[0].Header("Subject"), "Confirm") {
+		t.Fatalf("confirmation mails: %d", len(got))
+	}
+	if got[0].Header("List-Unsubscribe") != "" {
+		t.Error("a confirmation mail offers to unsubscribe")
+	}
+	var link string
+	for _, l := range linkRe.FindAllString(got[0].Parts()["text/plain"], -1) {
+		if strings.Contains(l, "/verify-email?") {
+			link = l
+		}
+	}
+	u, _ := url.Parse(link)
+	if !c.Get("/settings").Has("unverified") {
+		t.Error("settings do not say the address is unconfirmed")
+	}
+	res := c.Get(u.RequestURI())
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("verify link: %d", res.Status)
+	}
+	if c.Get("/settings").Has("unverified") {
+		t.Error("still unconfirmed after the link")
+	}
+	if res := c.Get(strings.Replace(u.RequestURI(), "u=", "u=9", 1)); res.Status != http.StatusNotFound {
+		t.Errorf("a tampered verify link: %d", res.Status)
+	}
+	s.Clock.Advance(73 * time.Hour)
+	if res := c.Get(u.RequestURI()); res.Status != http.StatusConflict {
+		t.Errorf("an expired verify link: %d", res.Status)
+	}
+
+}
+
+func TestPasswordResetByMail(t *testing.T) {
+	smtp := apptest.NewSMTP(t)
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithSMTP(smtp))
+	s.Client().Register("Yan")
+	c := s.Client()
+	for _, email := range []string{"yan@example.com", "nobody@example.com"} {
+		res := c.PostForm("/forgot", url.Values{"email": {email}})
+		if res.Status != http.StatusOK || !res.Has("reset-sent") {
+			t.Fatalf("forgot %s: %d", email, res.Status)
+		}
+	}
+	s.App.Notify.RunOutbox(context.Background())
+	var link string
+	for _, r := range smtp.To("yan@example.com") {
+		for _, l := range linkRe.FindAllString(r.Parts()["text/plain"], -1) {
+			if strings.Contains(l, "/reset?") {
+				link = l
+			}
+		}
+	}
+	if link == "" {
+		t.Fatal("no reset mail")
+	}
+	if n := len(smtp.To("nobody@example.com")); n != 0 {
+		t.Error("a reset mail went to an address with no account")
+	}
+	u, _ := url.Parse(link)
+	if res := c.Get(u.RequestURI()); res.Status != http.StatusOK || !res.Has("reset-form") {
+		t.Fatalf("reset page: %d", res.Status)
+	}
+	if res := c.PostForm(u.RequestURI(), url.Values{"new": {"short"}, "confirm": {"short"}}); res.Status != http.StatusUnprocessableEntity {
+		t.Errorf("a short new password: %d", res.Status)
+	}
+	if res := c.PostForm(u.RequestURI(), url.Values{"new": {"brand new password"}, "confirm": {"brand new password"}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("reset: %d", res.Status)
+	}
+	if res := s.Client().Login("Yan", "brand new password"); res.Status != http.StatusSeeOther {
+		t.Error("the new password does not log in")
+	}
+	if res := c.PostForm(u.RequestURI(), url.Values{"new": {"another password"}, "confirm": {"another password"}}); res.Status != http.StatusConflict {
+		t.Errorf("the link used twice: %d", res.Status)
+	}
+}
+
+func TestUnsubscribeOneClick(t *testing.T) {
+	m := newMailSetup(t)
+	next := m.pass(t, m.game)
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+	got := m.smtp.To(addr(next))
+	lu := strings.Trim(got[len(got)-1].Header("List-Unsubscribe"), "<>")
+	u, _ := url.Parse(lu)
+	res := m.s.Client().Do(postTo(m.s.URL + u.RequestURI()))
+	if res.Status != http.StatusOK || !res.Has("unsubscribed") {
+		t.Fatalf("one-click unsubscribe: %d", res.Status)
+	}
+	rec, _ := m.s.Store.Recipient(context.Background(), next.ID)
+	if rec.YourTurn {
+		t.Error("turn mails still on after unsubscribing")
+	}
+	if res := m.s.Client().Do(postTo(m.s.URL + strings.Replace(u.RequestURI(), "k=your_turn", "k=reminder", 1))); res.Status != http.StatusNotFound {
+		t.Errorf("a tampered unsubscribe link: %d", res.Status)
+	}
+}
+
+func TestVacation(t *testing.T) {
+	m := newMailSetup(t)
+	next := m.pass(t, m.game)
+	ctx := context.Background()
+	g, _ := m.s.Store.Game(ctx, m.game)
+	due := *g.DueAt
+	c := m.s.Client()
+	c.Login(next.Name, apptest.Password)
+	if res := c.PostForm("/settings/vacation", url.Values{"days": {"15"}}); res.Status != http.StatusUnprocessableEntity {
+		t.Errorf("15 days: %d, want 422", res.Status)
+	}
+	if res := c.PostForm("/settings/vacation", url.Values{"days": {"3"}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("start vacation: %d", res.Status)
+	}
+	g, _ = m.s.Store.Game(ctx, m.game)
+	if shift := g.DueAt.Sub(due); shift < 72*time.Hour-time.Minute || shift > 72*time.Hour+time.Minute {
+		t.Errorf("deadline moved by %s, want 3 days", shift)
+	}
+	settings := c.Get("/settings")
+	if settings.TestID("vacation-left") != "11" || !settings.Has("on-vacation") {
+		t.Errorf("balance %q", settings.TestID("vacation-left"))
+	}
+	other := m.s.Client()
+	other.Login(m.players[0].Name, apptest.Password)
+	if !strings.Contains(other.Get(fmt.Sprintf("/games/%d", m.game)).Body, "on vacation until") {
+		t.Error("opponents do not see the vacation")
+	}
+	// No turn mail while away.
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+	for _, r := range m.smtp.To(addr(next)) {
+		if strings.Contains(r.Header("Subject"), "Your turn") {
+			t.Error("a turn mail during the vacation")
+		}
+	}
+	// Back a little over a day later: the one whole day not started comes
+	// back (1 d 23 h 58 m were left), and the clock runs again.
+	m.s.Clock.Advance(24 * time.Hour)
+	if res := c.PostForm("/settings/vacation/end", nil); res.Status != http.StatusSeeOther {
+		t.Fatalf("end vacation: %d", res.Status)
+	}
+	if got := c.Get("/settings").TestID("vacation-left"); got != "12" {
+		t.Errorf("balance after ending early: %q, want 12", got)
+	}
+	g, _ = m.s.Store.Game(ctx, m.game)
+	if shift := g.DueAt.Sub(due); shift < 24*time.Hour-time.Hour || shift > 24*time.Hour+time.Hour {
+		t.Errorf("after a one-day vacation the deadline moved by %s in all, want about 1 day", shift)
+	}
+}
+
+func TestNotificationSettings(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	c := s.Client().Register("Zed")
+	res := c.PostForm("/settings/notifications", url.Values{"time_zone": {"Mars/Olympus"}, "digest_hour": {"7"}})
+	if res.Status != http.StatusUnprocessableEntity || res.TestID("error-time_zone") == "" {
+		t.Errorf("a bad time zone: %d", res.Status)
+	}
+	res = c.PostForm("/settings/notifications", url.Values{"time_zone": {"Europe/Rome"}, "digest_hour": {"7"}, "turn_digest": {"true"}, "mail_game_over": {"true"}})
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("save: %d", res.Status)
+	}
+	u, _ := s.Store.UserByName(context.Background(), "Zed")
+	rec, _ := s.Store.Recipient(context.Background(), u.ID)
+	if rec.TimeZone != "Europe/Rome" || rec.DigestHour != 7 || !rec.TurnDigest || rec.YourTurn || !rec.GameOver {
+		t.Errorf("stored settings: %+v", rec.MailSettings)
+	}
+}

@@ -1,0 +1,516 @@
+// Package notify sends the site's mail from the outbox: "your turn" (held
+// back while the player is at the table, at most once per game in 12 hours,
+// several games in one digest), reminders, "game over", "you were timed
+// out", ranked matches, email verification and password resets.
+//
+// Rows are written to the outbox by the transaction that causes them; the
+// worker here claims due rows with a lease (FOR UPDATE SKIP LOCKED), decides
+// from the current state whether each is still worth sending, composes it,
+// sends it and marks it. A worker that dies mid-way leaves its claim to run
+// out, and another instance takes the rows over: nothing is lost. Each mail
+// carries a Message-ID fixed by its outbox row.
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"nothanks/internal/accounts"
+	"nothanks/internal/clock"
+	"nothanks/internal/db"
+	"nothanks/internal/engine"
+	"nothanks/internal/games"
+	"nothanks/internal/links"
+)
+
+// Worker tuning.
+const (
+	Lease       = 2 * time.Minute // a claim's life: longer than any send
+	MaxAttempts = 8
+	TurnMailGap = 12 * time.Hour // at most one "your turn" per game in this time
+	VerifyFor   = 72 * time.Hour
+	ResetFor    = time.Hour
+)
+
+// Service composes and sends mail.
+type Service struct {
+	store  *db.Store
+	games  *games.Service
+	links  *links.Signer
+	sender Sender
+	base   *url.URL
+	clock  clock.Clock
+	log    *slog.Logger
+}
+
+// New returns the service.
+func New(store *db.Store, g *games.Service, signer *links.Signer, sender Sender, base *url.URL, clk clock.Clock, log *slog.Logger) *Service {
+	return &Service{store: store, games: g, links: signer, sender: sender, base: base, clock: clk, log: log}
+}
+
+// RunOutbox sends every due mail and returns how many mails went out.
+func (s *Service) RunOutbox(ctx context.Context) (int, error) {
+	sent := 0
+	for ctx.Err() == nil {
+		now := s.clock.Now()
+		batch, err := s.store.ClaimMails(ctx, now, now.Add(Lease), 20)
+		if err != nil {
+			return sent, err
+		}
+		if len(batch) == 0 {
+			return sent, nil
+		}
+		handled := map[int64]bool{}
+		for _, m := range batch {
+			if handled[m.ID] {
+				continue
+			}
+			group := []db.Mail{m}
+			if m.Kind == db.MailYourTurn {
+				for _, o := range batch {
+					if o.ID != m.ID && o.Kind == db.MailYourTurn && o.UserID == m.UserID {
+						group = append(group, o)
+					}
+				}
+			}
+			for _, g := range group {
+				handled[g.ID] = true
+			}
+			n, err := s.handle(ctx, group)
+			if err != nil {
+				return sent, err
+			}
+			sent += n
+		}
+	}
+	return sent, ctx.Err()
+}
+
+func ids(ms []db.Mail) []int64 {
+	out := make([]int64, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}
+
+// handle decides, composes and sends one claimed mail (or a group of
+// "your turn" rows of one user). Only database errors are returned; a
+// failed send is retried later.
+func (s *Service) handle(ctx context.Context, group []db.Mail) (int, error) {
+	m := group[0]
+	now := s.clock.Now()
+	skip := func(ms []db.Mail, why string) (int, error) {
+		return 0, s.store.MarkMails(ctx, ids(ms), "skipped", why, now)
+	}
+	r, err := s.store.Recipient(ctx, m.UserID)
+	if errors.Is(err, db.ErrNotFound) {
+		return skip(group, "no such user")
+	}
+	if err != nil {
+		return 0, err
+	}
+	if m.Kind != db.MailVerifyEmail && m.Kind != db.MailPasswordReset {
+		if r.EmailVerifiedAt == nil {
+			return skip(group, "email not verified")
+		}
+		if !wanted(r.MailSettings, m.Kind) {
+			return skip(group, "turned off")
+		}
+	}
+	var msg *Message
+	var carried []db.Mail
+	switch m.Kind {
+	case db.MailYourTurn:
+		msg, carried, err = s.yourTurn(ctx, r, group, now)
+	case db.MailReminder:
+		msg, err = s.reminder(ctx, r, m, now)
+	case db.MailGameOver:
+		msg, err = s.gameOver(ctx, r, m)
+	case db.MailTimedOut:
+		msg, err = s.timedOut(ctx, r, m)
+	case db.MailRankedMatch:
+		msg, err = s.rankedMatch(ctx, r, m)
+	case db.MailVerifyEmail:
+		if r.EmailVerifiedAt != nil {
+			return skip(group, "verified already")
+		}
+		msg, err = s.verifyEmail(r, now)
+	case db.MailPasswordReset:
+		msg, err = s.passwordReset(ctx, r, m)
+	default:
+		return skip(group, "unknown kind")
+	}
+	if err != nil {
+		return 0, err
+	}
+	if m.Kind != db.MailYourTurn {
+		carried = group
+	}
+	if msg == nil {
+		return 0, nil // the kind's handler marked the rows
+	}
+	msg.To = r.Email
+	msg.MessageID = fmt.Sprintf("outbox-%d@%s", carried[0].ID, s.base.Hostname()) // the sender adds <>
+	if err := s.sender.Send(ctx, *msg); err != nil {
+		return 0, s.retry(ctx, carried, err, now)
+	}
+	return 1, s.store.MarkMails(ctx, ids(carried), "sent", "", s.clock.Now())
+}
+
+// retry puts mails back with a growing wait: 1, 2, 4 … minutes, giving up
+// after MaxAttempts tries.
+func (s *Service) retry(ctx context.Context, ms []db.Mail, sendErr error, now time.Time) error {
+	s.log.Warn("mail not sent; will retry", "mails", ids(ms), "attempt", ms[0].Attempts, "err", sendErr)
+	if ms[0].Attempts >= MaxAttempts {
+		return s.store.MarkMails(ctx, ids(ms), "failed", sendErr.Error(), now)
+	}
+	wait := time.Minute << (ms[0].Attempts - 1)
+	return s.store.RetryMails(ctx, ids(ms), now.Add(wait), sendErr.Error())
+}
+
+func wanted(m db.MailSettings, kind string) bool {
+	switch kind {
+	case db.MailYourTurn:
+		return m.YourTurn
+	case db.MailReminder:
+		return m.Reminder
+	case db.MailGameOver:
+		return m.GameOver
+	case db.MailTimedOut:
+		return m.TimedOut
+	}
+	return true
+}
+
+func onVacation(r db.Recipient, now time.Time) bool {
+	return r.VacationUntil != nil && r.VacationUntil.After(now)
+}
+
+// digestTimes returns the last and next digest instants of a user.
+func digestTimes(m db.MailSettings, now time.Time) (last, next time.Time) {
+	loc, err := time.LoadLocation(m.TimeZone)
+	if err != nil {
+		loc = time.UTC
+	}
+	l := now.In(loc)
+	last = time.Date(l.Year(), l.Month(), l.Day(), m.DigestHour, 0, 0, 0, loc)
+	if last.After(l) {
+		last = last.AddDate(0, 0, -1)
+	}
+	return last, last.AddDate(0, 0, 1)
+}
+
+// waitingGame is a game a "your turn" mail may name.
+type waitingGame struct {
+	table *games.Table
+	mail  db.Mail
+}
+
+// yourTurn sends one mail for every game that waits for the player: a
+// single game's mail with move links, or a digest of several.
+func (s *Service) yourTurn(ctx context.Context, r db.Recipient, group []db.Mail, now time.Time) (*Message, []db.Mail, error) {
+	more, err := s.store.ClaimPendingOfKind(ctx, r.ID, db.MailYourTurn, now.Add(Lease))
+	if err != nil {
+		return nil, nil, err
+	}
+	group = append(group, more...)
+	if onVacation(r, now) {
+		return nil, nil, s.store.MarkMails(ctx, ids(group), "skipped", "on vacation", now)
+	}
+	var send []waitingGame
+	var skipped, postponed []db.Mail
+	seen := map[int64]bool{}
+	last, next := digestTimes(r.MailSettings, now)
+	for _, m := range group {
+		if m.GameID == nil || seen[*m.GameID] {
+			skipped = append(skipped, m)
+			continue
+		}
+		t, err := s.games.Table(ctx, &r.ID, *m.GameID, "")
+		if err != nil || t.Game.Status != db.StatusPlaying || t.Game.TurnUserID == nil || *t.Game.TurnUserID != r.ID {
+			skipped = append(skipped, m)
+			continue
+		}
+		if open, err := s.store.HasOpenStream(ctx, r.ID, *m.GameID, now.Add(-time.Minute)); err != nil {
+			return nil, nil, err
+		} else if open {
+			skipped = append(skipped, m)
+			continue
+		}
+		if recent, err := s.store.SentTurnMailSince(ctx, r.ID, *m.GameID, now.Add(-TurnMailGap)); err != nil {
+			return nil, nil, err
+		} else if recent {
+			skipped = append(skipped, m)
+			continue
+		}
+		if r.TurnDigest && m.CreatedAt.After(last) {
+			postponed = append(postponed, m)
+			continue
+		}
+		seen[*m.GameID] = true
+		send = append(send, waitingGame{table: t, mail: m})
+	}
+	if len(skipped) > 0 {
+		if err := s.store.MarkMails(ctx, ids(skipped), "skipped", "not waiting, at the table, or mailed lately", now); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(postponed) > 0 {
+		if err := s.store.PostponeMails(ctx, ids(postponed), next); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(send) == 0 {
+		return nil, nil, nil
+	}
+	carried := make([]db.Mail, len(send))
+	for i, w := range send {
+		carried[i] = w.mail
+	}
+	if len(send) == 1 {
+		return s.turnMail(r, send[0].table), carried, nil
+	}
+	return s.digestMail(r, send), carried, nil
+}
+
+func (s *Service) url(path string) string { return s.base.String() + path }
+
+func (s *Service) gameURL(id int64) string { return s.url(fmt.Sprintf("/games/%d", id)) }
+
+// unsubscribeURL is the signed one-click link that turns off kind.
+func (s *Service) unsubscribeURL(userID int64, kind string) string {
+	return s.url("/unsubscribe?" + s.links.Sign("unsubscribe", url.Values{"u": {strconv.FormatInt(userID, 10)}, "k": {kind}}))
+}
+
+// MoveURL is the signed link that makes a move for a player once, on the
+// version of the game the mail described, until the deadline.
+func (s *Service) MoveURL(userID, gameID int64, version int, kind engine.ActionKind, until time.Time) string {
+	return s.url("/m?" + s.links.Sign("move", url.Values{
+		"u": {strconv.FormatInt(userID, 10)}, "g": {strconv.FormatInt(gameID, 10)},
+		"v": {strconv.Itoa(version)}, "k": {string(kind)}, "exp": {strconv.FormatInt(until.Unix(), 10)},
+	}))
+}
+
+func localTime(t time.Time, tz string) string {
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("Mon 2 Jan 15:04 MST")
+}
+
+// situation describes the table for the player.
+func situation(t *games.Table) []string {
+	v := t.View
+	lines := []string{fmt.Sprintf("Round %d of %d. The active card is %d with %s on it; %s left in the deck.",
+		v.Round, v.Options.Rounds, v.ActiveCard, plural(v.Pot, "token"), plural(v.DeckLeft, "card"))}
+	if t.ViewerSeat >= 0 {
+		me := v.Seats[t.ViewerSeat]
+		cards := "no cards yet"
+		if len(me.Runs) > 0 {
+			var runs []string
+			for _, run := range me.Runs {
+				var cs []string
+				for _, c := range run {
+					cs = append(cs, strconv.Itoa(c))
+				}
+				runs = append(runs, strings.Join(cs, "-"))
+			}
+			cards = strings.Join(runs, ", ")
+		}
+		lines = append(lines, fmt.Sprintf("You hold %s and %s (%d card points).", plural(*me.Tokens, "token"), cards, me.CardPoints))
+	}
+	return lines
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func (s *Service) turnMail(r db.Recipient, t *games.Table) *Message {
+	g := t.Game
+	v := mailView{
+		Heading: fmt.Sprintf("Your turn in game #%d", g.ID),
+		Lines:   append([]string{"It is your turn against " + strings.Join(others(t, r.ID), ", ") + "."}, situation(t)...),
+	}
+	if g.DueAt != nil {
+		v.Lines = append(v.Lines, "Decide by "+localTime(*g.DueAt, r.TimeZone)+"; after that the server decides for you.")
+	}
+	v.Actions = append(v.Actions, mailLink{"Open the table", s.gameURL(g.ID)})
+	if g.DueAt != nil {
+		for _, k := range t.View.Legal {
+			label := map[engine.ActionKind]string{engine.Take: fmt.Sprintf("Take %d", t.View.ActiveCard), engine.Pass: "No thanks!"}[k]
+			if label != "" {
+				v.Actions = append(v.Actions, mailLink{label, s.MoveURL(r.ID, g.ID, g.Version, k, *g.DueAt)})
+			}
+		}
+		v.Note = "The Take and No thanks! links act once, for this position only; if the table has moved on they show you the table instead."
+	}
+	return s.message(r, db.MailYourTurn, fmt.Sprintf("Your turn in No Thanks! game #%d", g.ID), v)
+}
+
+func (s *Service) digestMail(r db.Recipient, ws []waitingGame) *Message {
+	v := mailView{Heading: fmt.Sprintf("%d games are waiting for you", len(ws))}
+	for _, w := range ws {
+		g := w.table.Game
+		line := fmt.Sprintf("Game #%d against %s: %d with %s on it", g.ID, strings.Join(others(w.table, r.ID), ", "), w.table.View.ActiveCard, plural(w.table.View.Pot, "token"))
+		if g.DueAt != nil {
+			line += ", decide by " + localTime(*g.DueAt, r.TimeZone)
+		}
+		v.Items = append(v.Items, mailLink{line, s.gameURL(g.ID)})
+	}
+	v.Actions = append(v.Actions, mailLink{"See all my games", s.url("/my/games")})
+	return s.message(r, db.MailYourTurn, fmt.Sprintf("%d No Thanks! games are waiting for you", len(ws)), v)
+}
+
+func others(t *games.Table, me int64) []string {
+	var out []string
+	for _, st := range t.Seats {
+		if st.UserID == nil || *st.UserID != me {
+			out = append(out, games.Name(st))
+		}
+	}
+	return out
+}
+
+func (s *Service) reminder(ctx context.Context, r db.Recipient, m db.Mail, now time.Time) (*Message, error) {
+	skip := func(why string) (*Message, error) {
+		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", why, now)
+	}
+	if onVacation(r, now) {
+		return skip("on vacation")
+	}
+	t, err := s.games.Table(ctx, &r.ID, *m.GameID, "")
+	if err != nil || t.Game.Status != db.StatusPlaying || m.GameVersion == nil || t.Game.Version != *m.GameVersion ||
+		t.Game.TurnUserID == nil || *t.Game.TurnUserID != r.ID || t.Game.DueAt == nil {
+		return skip("decided already")
+	}
+	if open, err := s.store.HasOpenStream(ctx, r.ID, t.Game.ID, now.Add(-time.Minute)); err != nil {
+		return nil, err
+	} else if open {
+		return skip("at the table")
+	}
+	msg := s.turnMail(r, t)
+	msg.Subject = fmt.Sprintf("Reminder: your turn in No Thanks! game #%d ends %s", t.Game.ID, localTime(*t.Game.DueAt, r.TimeZone))
+	return s.relabel(msg, r, db.MailReminder), nil
+}
+
+// relabel points a message's unsubscribe link at another kind.
+func (s *Service) relabel(m *Message, r db.Recipient, kind string) *Message {
+	old := m.Unsubscribe
+	m.Unsubscribe = s.unsubscribeURL(r.ID, kind)
+	m.Text = strings.ReplaceAll(m.Text, old, m.Unsubscribe)
+	m.HTML = strings.ReplaceAll(m.HTML, escapeHTML(old), escapeHTML(m.Unsubscribe))
+	return m
+}
+
+func (s *Service) gameOver(ctx context.Context, r db.Recipient, m db.Mail) (*Message, error) {
+	t, err := s.games.Table(ctx, &r.ID, *m.GameID, "")
+	if err != nil {
+		return nil, err
+	}
+	v := mailView{Heading: fmt.Sprintf("Game #%d is over", t.Game.ID)}
+	if t.View != nil && t.View.Finished {
+		placings := games.Placings(t.View.Totals, t.Seats)
+		names := t.SeatNames()
+		for place := 1; place <= len(names); place++ {
+			for i := range names {
+				if placings[i] == place {
+					v.Lines = append(v.Lines, fmt.Sprintf("%s: %s, %d points", ordinal(place), names[i], t.View.Totals[i]))
+				}
+			}
+		}
+	}
+	v.Actions = []mailLink{{"See the final table", s.gameURL(t.Game.ID)}, {"Replay it", s.url(fmt.Sprintf("/games/%d/replay", t.Game.ID))}}
+	return s.message(r, db.MailGameOver, fmt.Sprintf("No Thanks! game #%d is over", t.Game.ID), v), nil
+}
+
+func (s *Service) timedOut(ctx context.Context, r db.Recipient, m db.Mail) (*Message, error) {
+	v := mailView{
+		Heading: fmt.Sprintf("Your time ran out in game #%d", *m.GameID),
+		Lines: []string{
+			"You did not decide in time, so the server decided for you, as a careful player would.",
+			fmt.Sprintf("After %d timeouts in one game a bot plays your seat to the end, and in a ranked game you place last.", games.MaxTimeouts),
+		},
+		Actions: []mailLink{{"Back to the table", s.gameURL(*m.GameID)}},
+	}
+	return s.message(r, db.MailTimedOut, fmt.Sprintf("Your time ran out in No Thanks! game #%d", *m.GameID), v), nil
+}
+
+func (s *Service) rankedMatch(_ context.Context, r db.Recipient, m db.Mail) (*Message, error) {
+	v := mailView{
+		Heading: "Your ranked game is ready",
+		Lines:   []string{fmt.Sprintf("The ranked queue found you a table: game #%d.", *m.GameID)},
+		Actions: []mailLink{{"Go to the game", s.gameURL(*m.GameID)}},
+	}
+	return s.message(r, "", fmt.Sprintf("Your ranked No Thanks! game #%d is ready", *m.GameID), v), nil
+}
+
+// VerifyURL is the signed link that verifies an address for a user.
+func (s *Service) VerifyURL(userID int64, email string, now time.Time) string {
+	return s.url("/verify-email?" + s.links.Sign("verify", url.Values{
+		"u": {strconv.FormatInt(userID, 10)}, "e": {email}, "exp": {strconv.FormatInt(now.Add(VerifyFor).Unix(), 10)},
+	}))
+}
+
+func (s *Service) verifyEmail(r db.Recipient, now time.Time) (*Message, error) {
+	v := mailView{
+		Heading: "Confirm your email address",
+		Lines:   []string{fmt.Sprintf("Hello %s. Confirm that this address is yours, and we will tell you here when it is your turn.", r.Username), "The link works for 3 days."},
+		Actions: []mailLink{{"Confirm " + r.Email, s.VerifyURL(r.ID, r.Email, now)}},
+		Note:    "If you did not create an account on No Thanks!, ignore this mail.",
+	}
+	m := s.message(r, "", "Confirm your email for No Thanks!", v)
+	return m, nil
+}
+
+// ResetURL is the signed link of a password reset; it names the reset row
+// (used once) and the current password hash, so it dies with a new password.
+func (s *Service) ResetURL(resetID int64, r db.Recipient, expires time.Time) string {
+	return s.url("/reset?" + s.links.Sign("reset", url.Values{
+		"r": {strconv.FormatInt(resetID, 10)}, "u": {strconv.FormatInt(r.ID, 10)},
+		"h": {accounts.ResetTag(r.PasswordHash)}, "exp": {strconv.FormatInt(expires.Unix(), 10)},
+	}))
+}
+
+func (s *Service) passwordReset(ctx context.Context, r db.Recipient, m db.Mail) (*Message, error) {
+	now := s.clock.Now()
+	if m.ResetID == nil {
+		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", "no reset", now)
+	}
+	reset, err := s.store.PasswordReset(ctx, *m.ResetID)
+	if err != nil || reset.UsedAt != nil || !reset.ExpiresAt.After(now) {
+		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", "reset used or expired", now)
+	}
+	v := mailView{
+		Heading: "Choose a new password",
+		Lines:   []string{fmt.Sprintf("Hello %s. Someone, hopefully you, asked to reset your password.", r.Username), "The link works once, for one hour."},
+		Actions: []mailLink{{"Choose a new password", s.ResetURL(reset.ID, r, reset.ExpiresAt)}},
+		Note:    "If you did not ask for this, ignore this mail: your password stays as it is.",
+	}
+	return s.message(r, "", "Reset your No Thanks! password", v), nil
+}
+
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return fmt.Sprintf("%dth", n)
+	case n%10 == 1:
+		return fmt.Sprintf("%dst", n)
+	case n%10 == 2:
+		return fmt.Sprintf("%dnd", n)
+	case n%10 == 3:
+		return fmt.Sprintf("%drd", n)
+	}
+	return fmt.Sprintf("%dth", n)
+}
