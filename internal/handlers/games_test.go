@@ -764,3 +764,41 @@ func TestWatchListAndMyGames(t *testing.T) {
 		t.Errorf("nav count of games waiting = %q, want 1", got)
 	}
 }
+
+func TestTwoInstancesSweepEachDueGameOnce(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	other := apptest.NewOn(t, s.Store, s.DBURL, apptest.WithoutWorkers())
+	var ids []int64
+	for i := range 8 {
+		cs := []*apptest.Client{s.Client().Register(fmt.Sprintf("Sa%d", i)), s.Client().Register(fmt.Sprintf("Sb%d", i)), s.Client().Register(fmt.Sprintf("Sc%d", i))}
+		id := createGame(t, cs[0], url.Values{"turn_seconds": {"15"}})
+		for _, c := range cs[1:] {
+			c.PostForm(fmt.Sprintf("/games/%d/join", id), nil)
+		}
+		ids = append(ids, id)
+	}
+	// Every game's timer runs out; both instances sweep at once.
+	s.Clock.Advance(16 * time.Second)
+	other.Clock.Advance(16 * time.Second)
+	ctx := context.Background()
+	done := make(chan int, 2)
+	for _, inst := range []*apptest.Server{s, other} {
+		go func() {
+			n, err := inst.App.Games.RunDue(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- n
+		}()
+	}
+	total := <-done + <-done
+	if total != len(ids) {
+		t.Errorf("the two instances made %d moves for %d due games", total, len(ids))
+	}
+	for _, id := range ids {
+		moves, _ := s.Store.Moves(ctx, id)
+		if len(moves) != 1 {
+			t.Errorf("game %d: %d moves, want exactly 1", id, len(moves))
+		}
+	}
+}

@@ -56,7 +56,7 @@ func (s *Server) doc(c echo.Context) error {
 }
 
 // docNames are the documents served to visitors.
-var docNames = map[string]bool{"api": true, "record": true, "rules": true, "bots": true, "ranked": true}
+var docNames = map[string]bool{"api": true, "record": true, "rules": true, "bots": true, "ranked": true, "correspondence": true}
 
 func (s *Server) favicon(c echo.Context) error {
 	return c.Redirect(http.StatusMovedPermanently, static.Path("favicon.svg"))
