@@ -280,18 +280,9 @@ func (s *Service) ChangePassword(ctx context.Context, userID int64, in PasswordI
 	} else if !ok {
 		f.Add("current", "That is not your current password.")
 	}
-	if msg := checkPassword(in.New); msg != "" {
-		f.Add("new", msg)
-	}
-	if in.Confirm != in.New {
-		f.Add("confirm", "The two passwords differ.")
-	}
-	if err := f.Err(); err != nil {
-		return err
-	}
-	hash, err := HashPassword(in.New)
+	hash, err := newPasswordHash(f, in.New, in.Confirm)
 	if err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not hash the password")
+		return err
 	}
 	if err := s.store.UpdatePassword(ctx, userID, hash); err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not save the password")
@@ -372,4 +363,23 @@ func (s *Service) Cleanup(ctx context.Context, idle time.Duration) error {
 		return err
 	}
 	return s.store.DeleteOldLoginFailures(ctx, now.Add(-FailureWindow))
+}
+
+// newPasswordHash checks a new password and its confirmation, adding to the
+// form's other errors, and hashes it.
+func newPasswordHash(f apperr.FieldErrors, password, confirm string) (string, error) {
+	if msg := checkPassword(password); msg != "" {
+		f.Add("new", msg)
+	}
+	if confirm != password {
+		f.Add("confirm", "The two passwords differ.")
+	}
+	if err := f.Err(); err != nil {
+		return "", err
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return "", apperr.Wrap(err, apperr.Internal, "could not hash the password")
+	}
+	return hash, nil
 }

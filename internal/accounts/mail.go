@@ -118,19 +118,9 @@ func (s *Service) ResetPassword(ctx context.Context, resetID, userID int64, tag 
 	if err := s.CheckReset(ctx, resetID, userID, tag); err != nil {
 		return err
 	}
-	f := apperr.FieldErrors{}
-	if msg := checkPassword(in.New); msg != "" {
-		f.Add("new", msg)
-	}
-	if in.Confirm != in.New {
-		f.Add("confirm", "The two passwords differ.")
-	}
-	if err := f.Err(); err != nil {
-		return err
-	}
-	hash, err := HashPassword(in.New)
+	hash, err := newPasswordHash(apperr.FieldErrors{}, in.New, in.Confirm)
 	if err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not hash the password")
+		return err
 	}
 	ok, err := s.mail.UseReset(ctx, resetID, hash, s.clock.Now())
 	if err != nil {

@@ -45,19 +45,11 @@ func (s *Service) RunDue(ctx context.Context) (int, error) {
 
 // moveFor makes the due move of a locked game.
 func (s *Service) moveFor(ctx context.Context, tx *db.Tx, gameID int64) error {
-	g, err := tx.GameForUpdate(ctx, gameID)
+	g, seats, err := lockWithSeats(ctx, tx, gameID)
 	if err != nil {
 		return err
 	}
-	seats, err := tx.Seats(ctx, gameID)
-	if err != nil {
-		return err
-	}
-	moves, err := tx.Moves(ctx, gameID)
-	if err != nil {
-		return err
-	}
-	eg, err := rebuild(g, moves)
+	eg, err := replayLocked(ctx, tx, g)
 	if err != nil {
 		return err
 	}

@@ -456,14 +456,7 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 		return apperr.E(apperr.Invalid, "Unknown move %q: take, pass or tiger.", kind)
 	}
 	return s.store.Tx(ctx, func(tx *db.Tx) error {
-		g, err := tx.GameForUpdate(ctx, gameID)
-		if errors.Is(err, db.ErrNotFound) {
-			return errNoGame
-		}
-		if err != nil {
-			return err
-		}
-		seats, err := tx.Seats(ctx, gameID)
+		g, seats, err := lockWithSeats(ctx, tx, gameID)
 		if err != nil {
 			return err
 		}
@@ -486,16 +479,34 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 		if version != g.Version {
 			return ErrStale
 		}
-		moves, err := tx.Moves(ctx, gameID)
-		if err != nil {
-			return err
-		}
-		eg, err := rebuild(g, moves)
+		eg, err := replayLocked(ctx, tx, g)
 		if err != nil {
 			return err
 		}
 		return s.apply(ctx, tx, g, seats, eg, engine.Action{Seat: *me.Seat, Kind: kind})
 	})
+}
+
+// lockWithSeats locks a game's row and loads its seats.
+func lockWithSeats(ctx context.Context, tx *db.Tx, gameID int64) (db.Game, []db.Seat, error) {
+	g, err := tx.GameForUpdate(ctx, gameID)
+	if errors.Is(err, db.ErrNotFound) {
+		return db.Game{}, nil, errNoGame
+	}
+	if err != nil {
+		return db.Game{}, nil, err
+	}
+	seats, err := tx.Seats(ctx, gameID)
+	return g, seats, err
+}
+
+// replayLocked rebuilds a locked game from its move log.
+func replayLocked(ctx context.Context, tx *db.Tx, g db.Game) (*engine.Game, error) {
+	moves, err := tx.Moves(ctx, g.ID)
+	if err != nil {
+		return nil, err
+	}
+	return rebuild(g, moves)
 }
 
 // apply applies one action inside the transaction: the engine decides, the

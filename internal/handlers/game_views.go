@@ -223,6 +223,15 @@ func (s *Server) lobbyView(t *games.Table, viewer *db.User, code string) *views.
 	return l
 }
 
+// gameRows builds the rows of a list of games for a viewer (0: nobody).
+func gameRows(gs []db.GameSummary, userID int64) []views.GameRow {
+	rows := make([]views.GameRow, len(gs))
+	for i, g := range gs {
+		rows[i] = gameRow(g, userID)
+	}
+	return rows
+}
+
 // gameRow is a game in a list.
 func gameRow(g db.GameSummary, userID int64) views.GameRow {
 	var o engine.Options

@@ -38,11 +38,7 @@ func (s *Server) openGames(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rows := make([]views.GameRow, len(gs))
-	for i, g := range gs {
-		rows[i] = gameRow(g, 0)
-	}
-	return render(c, http.StatusOK, views.OpenGamesPage(s.page(c, "Open games"), rows))
+	return render(c, http.StatusOK, views.OpenGamesPage(s.page(c, "Open games"), gameRows(gs, 0)))
 }
 
 func (s *Server) watch(c echo.Context) error {
@@ -50,11 +46,7 @@ func (s *Server) watch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rows := make([]views.GameRow, len(gs))
-	for i, g := range gs {
-		rows[i] = gameRow(g, 0)
-	}
-	return render(c, http.StatusOK, views.WatchPage(s.page(c, "Watch"), rows))
+	return render(c, http.StatusOK, views.WatchPage(s.page(c, "Watch"), gameRows(gs, 0)))
 }
 
 func (s *Server) myGames(c echo.Context) error {
@@ -63,11 +55,7 @@ func (s *Server) myGames(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rows := make([]views.GameRow, len(gs))
-	for i, g := range gs {
-		rows[i] = gameRow(g, u.ID)
-	}
-	return render(c, http.StatusOK, views.MyGamesPage(s.page(c, "My games"), rows))
+	return render(c, http.StatusOK, views.MyGamesPage(s.page(c, "My games"), gameRows(gs, u.ID)))
 }
 
 func newGameView(in games.CreateInput, err error) views.NewGameView {
