@@ -18,12 +18,17 @@ type MailStore interface {
 	PasswordReset(ctx context.Context, id int64) (db.PasswordReset, error)
 	UseReset(ctx context.Context, id int64, hash string, now time.Time) (bool, error)
 	Recipient(ctx context.Context, userID int64) (db.Recipient, error)
+	LastResetAt(ctx context.Context, userID int64) (*time.Time, error)
 	SetMailSettings(ctx context.Context, userID int64, m db.MailSettings) error
 	SetMailKind(ctx context.Context, userID int64, kind string, on bool) error
 }
 
-// ResetFor is how long a password reset link works.
-const ResetFor = time.Hour
+// ResetFor is how long a password reset link works; ResetEvery is how often
+// an account may be sent one, so /forgot cannot flood an inbox.
+const (
+	ResetFor   = time.Hour
+	ResetEvery = 10 * time.Minute
+)
 
 // SendVerification queues a mail with a link that verifies the user's
 // current address.
@@ -69,6 +74,13 @@ func (s *Service) RequestReset(ctx context.Context, email string) error {
 		return apperr.Wrap(err, apperr.Internal, "could not look up the account")
 	}
 	now := s.clock.Now()
+	last, err := s.mail.LastResetAt(ctx, u.ID)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not look up the last reset")
+	}
+	if last != nil && now.Sub(*last) < ResetEvery {
+		return nil // the same answer: the mail sent a moment ago still works
+	}
 	if err := s.mail.CreatePasswordReset(ctx, u.ID, now.Add(ResetFor), now); err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not start the reset")
 	}

@@ -258,3 +258,12 @@ func (s *Store) UseReset(ctx context.Context, id int64, hash string, now time.Ti
 	})
 	return ok, err
 }
+
+// LastResetAt returns when a user last asked for a password reset.
+func (s *Store) LastResetAt(ctx context.Context, userID int64) (*time.Time, error) {
+	var t *time.Time
+	if err := get(ctx, s.DB, &t, `SELECT max(created_at) FROM password_resets WHERE user_id = $1`, userID); err != nil {
+		return nil, fmt.Errorf("db: last reset: %w", err)
+	}
+	return t, nil
+}

@@ -424,6 +424,12 @@ func TestPasswordResetByMail(t *testing.T) {
 	if n := len(smtp.To("nobody@example.com")); n != 0 {
 		t.Error("a reset mail went to an address with no account")
 	}
+	// Asking again at once sends nothing more (no flooding an inbox).
+	c.PostForm("/forgot", url.Values{"email": {"yan@example.com"}})
+	s.App.Notify.RunOutbox(context.Background())
+	if n := len(smtp.To("yan@example.com")); n != 2 { // confirmation + one reset
+		t.Errorf("%d mails to yan after two reset requests, want 2", n)
+	}
 	u, _ := url.Parse(link)
 	if res := c.Get(u.RequestURI()); res.Status != http.StatusOK || !res.Has("reset-form") {
 		t.Fatalf("reset page: %d", res.Status)
