@@ -10,13 +10,30 @@ import (
 // Tx is a transaction with the queries that must run together (lock the
 // game, append moves, update the game, notify).
 type Tx struct {
-	tx *sqlx.Tx
+	tx          *sqlx.Tx
+	afterCommit []func()
 }
 
-// Tx runs fn in one transaction, committed when fn returns nil.
+// Tx runs fn in one transaction, committed when fn returns nil; then the
+// functions registered with AfterCommit run.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) error {
-	return s.InTx(ctx, func(tx *sqlx.Tx) error { return fn(&Tx{tx: tx}) })
+	t := &Tx{}
+	err := s.InTx(ctx, func(tx *sqlx.Tx) error {
+		t.tx = tx
+		return fn(t)
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range t.afterCommit {
+		f()
+	}
+	return nil
 }
+
+// AfterCommit runs f once the transaction has committed (never when it
+// rolls back).
+func (t *Tx) AfterCommit(f func()) { t.afterCommit = append(t.afterCommit, f) }
 
 // queryer is what the read queries need: the pool or a transaction.
 type queryer interface {

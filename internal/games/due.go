@@ -49,7 +49,7 @@ func (s *Service) moveFor(ctx context.Context, tx *db.Tx, gameID int64) error {
 	if err != nil {
 		return err
 	}
-	eg, err := replayLocked(ctx, tx, g)
+	eg, err := s.replayLocked(ctx, tx, g)
 	if err != nil {
 		return err
 	}

@@ -37,11 +37,12 @@ type Service struct {
 	// BotDelay is how long a bot waits before it moves in a live game, so
 	// that people can follow; correspondence bots wait the same.
 	BotDelay time.Duration
+	cache    *gameCache
 }
 
 // New returns the service.
 func New(store *db.Store, clk clock.Clock, log *slog.Logger) *Service {
-	return &Service{store: store, clock: clk, log: log, BotDelay: 1200 * time.Millisecond}
+	return &Service{store: store, clock: clk, log: log, BotDelay: 1200 * time.Millisecond, cache: newGameCache(5000)}
 }
 
 // Pace of a game.
@@ -479,7 +480,7 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 		if version != g.Version {
 			return ErrStale
 		}
-		eg, err := replayLocked(ctx, tx, g)
+		eg, err := s.replayLocked(ctx, tx, g)
 		if err != nil {
 			return err
 		}
@@ -500,8 +501,12 @@ func lockWithSeats(ctx context.Context, tx *db.Tx, gameID int64) (db.Game, []db.
 	return g, seats, err
 }
 
-// replayLocked rebuilds a locked game from its move log.
-func replayLocked(ctx context.Context, tx *db.Tx, g db.Game) (*engine.Game, error) {
+// replayLocked returns a locked game's engine state for changing: a clone
+// of the cached game at the row's version, or else rebuilt from the log.
+func (s *Service) replayLocked(ctx context.Context, tx *db.Tx, g db.Game) (*engine.Game, error) {
+	if eg := s.cache.get(g.ID, g.Version); eg != nil {
+		return eg.Clone(), nil
+	}
 	moves, err := tx.Moves(ctx, g.ID)
 	if err != nil {
 		return nil, err
@@ -563,7 +568,12 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, g db.Game, seats []db.Se
 	if err := s.enqueueMails(ctx, tx, g, seats, st, prevTurn, now); err != nil {
 		return err
 	}
-	return tx.NotifyGame(ctx, g.ID, eg.Version())
+	if err := tx.NotifyGame(ctx, g.ID, eg.Version()); err != nil {
+		return err
+	}
+	// Kept only once committed, so a rolled-back move is never cached.
+	tx.AfterCommit(func() { s.cache.put(g.ID, eg) })
+	return nil
 }
 
 // YourTurnDelay is how long a "your turn" mail waits before it is sent, so

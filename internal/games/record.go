@@ -70,9 +70,9 @@ func (s *Service) Record(ctx context.Context, viewerID *int64, gameID int64) (*R
 	if t.Game.Status != db.StatusFinished {
 		return nil, nil, apperr.E(apperr.Conflict, "The record is ready when the game is over.")
 	}
-	eg, err := rebuild(t.Game, t.Moves)
+	eg, err := s.engineGame(ctx, t.Game)
 	if err != nil {
-		return nil, nil, apperr.Wrap(err, apperr.Internal, "could not rebuild the game")
+		return nil, nil, err
 	}
 	r := &Record{Game: t.Game.ID, Options: t.Options, Ranked: t.Game.Ranked, Pace: t.Game.Pace, StartedAt: t.Game.StartedAt, FinishedAt: t.Game.FinishedAt}
 	for _, st := range t.Seats {
@@ -126,9 +126,13 @@ func (s *Service) ReplayStep(ctx context.Context, viewerID *int64, gameID int64,
 	if t.Game.Status != db.StatusFinished {
 		return nil, 0, apperr.E(apperr.Conflict, "The replay is ready when the game is over.")
 	}
-	total := len(t.Moves)
+	moves, err := s.store.Moves(ctx, gameID)
+	if err != nil {
+		return nil, 0, apperr.Wrap(err, apperr.Internal, "could not load the moves")
+	}
+	total := len(moves)
 	step = min(max(step, 0), total)
-	eg, err := rebuild(t.Game, t.Moves[:step])
+	eg, err := rebuild(t.Game, moves[:step])
 	if err != nil {
 		return nil, 0, apperr.Wrap(err, apperr.Internal, "could not rebuild the game")
 	}

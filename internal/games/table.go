@@ -21,8 +21,6 @@ type Table struct {
 	Seated bool
 	// View is the projection for the viewer; nil before the start.
 	View *engine.View
-	// Moves are the logged moves (for times); empty before the start.
-	Moves    []db.Move
 	Watchers int
 }
 
@@ -60,13 +58,9 @@ func (s *Service) Table(ctx context.Context, viewerID *int64, gameID int64, code
 		return nil, apperr.Wrap(err, apperr.Internal, "could not read the options")
 	}
 	if g.Status == db.StatusPlaying || g.Status == db.StatusFinished {
-		t.Moves, err = s.store.Moves(ctx, gameID)
+		eg, err := s.engineGame(ctx, g)
 		if err != nil {
-			return nil, apperr.Wrap(err, apperr.Internal, "could not load the moves")
-		}
-		eg, err := rebuild(g, t.Moves)
-		if err != nil {
-			return nil, apperr.Wrap(err, apperr.Internal, "could not rebuild the game")
+			return nil, err
 		}
 		v := eg.View(t.ViewerSeat)
 		t.View = &v
@@ -78,6 +72,28 @@ func (s *Service) Table(ctx context.Context, viewerID *int64, gameID int64, code
 		}
 	}
 	return t, nil
+}
+
+// engineGame returns a started game's engine state (read only): cached at
+// the row's version, or rebuilt from the move log and cached.
+func (s *Service) engineGame(ctx context.Context, g db.Game) (*engine.Game, error) {
+	if eg := s.cache.get(g.ID, g.Version); eg != nil {
+		return eg, nil
+	}
+	moves, err := s.store.Moves(ctx, g.ID)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "could not load the moves")
+	}
+	eg, err := rebuild(g, moves)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "could not rebuild the game")
+	}
+	// Only a log as long as the row says is the state at that version (a
+	// move may commit between reading the row and reading the log).
+	if eg.Version() == g.Version {
+		s.cache.put(g.ID, eg)
+	}
+	return eg, nil
 }
 
 // Name is the name shown for a seat: the player's, or the bot's level.
