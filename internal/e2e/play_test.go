@@ -109,6 +109,13 @@ func TestBrowserThreePlayersAndASpectator(t *testing.T) {
 		if moves == 20 && !shot {
 			screenshot(t, p, "table-mid-game")
 			screenshot(t, spectator, "table-spectator")
+			// The same table on a phone: nothing may overflow sideways.
+			do(t, p, chromedp.EmulateViewport(390, 844))
+			if wide := get(t, p, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`)); wide {
+				t.Error("the table is wider than a phone's screen")
+			}
+			screenshot(t, p, "table-phone")
+			do(t, p, chromedp.EmulateReset())
 			shot = true
 		}
 	}
