@@ -29,8 +29,7 @@ func (s *Server) gameEvents(c echo.Context) error {
 	}
 	code := c.QueryParam("code")
 	// Check access before the stream starts, so an error is a status.
-	first, err := s.board(c, id, code, "")
-	if err != nil {
+	if _, err := s.board(c, id, code, ""); err != nil {
 		return err
 	}
 	sub := s.broker.Subscribe(id)
@@ -47,6 +46,11 @@ func (s *Server) gameEvents(c echo.Context) error {
 	ctx := c.Request().Context()
 	streamID := randomID()
 	s.seePresence(ctx, streamID, id, viewerID(c))
+	// The first board counts this viewer among the watchers.
+	first, err := s.board(c, id, code, "")
+	if err != nil {
+		return nil
+	}
 	defer func() {
 		// The request context is gone by now; the row must still go.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)

@@ -802,3 +802,34 @@ func TestTwoInstancesSweepEachDueGameOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestStreamsRecoverWhenTheListenerIsCut(t *testing.T) {
+	s := apptest.New(t)
+	id, cs := threePlayers(t, s, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/games/%d/events", s.URL, id), nil)
+	res, err := s.Client().HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	r := bufio.NewReader(res.Body)
+	v0 := versionRe.FindStringSubmatch(readEvent(t, r))[1]
+	// Cut this instance's LISTEN connection, as a network fault would.
+	if _, err := s.Store.DB.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'listen%'`); err != nil {
+		t.Fatal(err)
+	}
+	i, v := whoseTurn(t, cs, id)
+	if act(cs[i], id, "pass", v).Status != http.StatusSeeOther {
+		t.Fatal("move failed")
+	}
+	// The notification of that move may be lost with the connection; after
+	// reconnecting, the listener wakes every stream, which re-reads its game.
+	// (Boards that differ only in the watcher count may come first.)
+	for {
+		if v1 := versionRe.FindStringSubmatch(readEvent(t, r))[1]; v1 != v0 {
+			return
+		}
+	}
+}

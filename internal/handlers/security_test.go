@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -137,5 +138,20 @@ func TestDocsAreServed(t *testing.T) {
 	}
 	if res := s.Client().Get("/docs/..%2Fgo.mod"); res.Status != http.StatusNotFound {
 		t.Errorf("a path outside docs: %d", res.Status)
+	}
+}
+
+func TestForwardedForIsIgnoredWithoutTrustedProxies(t *testing.T) {
+	s := apptest.New(t)
+	c := s.Client()
+	// A client cannot escape the per-IP limit by claiming other addresses.
+	for i := range 30 {
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/login", strings.NewReader(url.Values{"login": {"ghost" + strconv.Itoa(i)}, "password": {"nope"}, "_csrf": {c.CSRFToken()}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", "203.0.113."+strconv.Itoa(i))
+		c.Do(req)
+	}
+	if got := c.Login("anyone", "whatever").Status; got != http.StatusTooManyRequests {
+		t.Errorf("after 30 failures with forged X-Forwarded-For: %d, want 429", got)
 	}
 }

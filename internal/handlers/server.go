@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -160,7 +161,7 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 // isStream marks the long-lived routes (server-sent events), which must not
 // get a request deadline.
 func isStream(c echo.Context) bool {
-	return c.Request().Header.Get("Accept") == "text/event-stream"
+	return strings.HasSuffix(c.Request().URL.Path, "/events") || c.Request().Header.Get("Accept") == "text/event-stream"
 }
 
 // ListenAndServe is not here: cmd/web owns the http.Server so it can shut it
