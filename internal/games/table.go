@@ -20,7 +20,7 @@ type Table struct {
 	// Seated reports whether the viewer holds a seat (before the start too).
 	Seated bool
 	// View is the projection for the viewer; nil before the start.
-	View *engine.View
+	View     *engine.View
 	Watchers int
 }
 
