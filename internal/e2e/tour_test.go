@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"nothanks/internal/apptest"
+)
+
+// consoleErrors collects a tab's console errors, uncaught exceptions and
+// Content-Security-Policy violations.
+type consoleErrors struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func watchConsole(t *testing.T, ctx context.Context) *consoleErrors {
+	t.Helper()
+	ce := &consoleErrors{}
+	if err := chromedp.Listen(ctx, func(ev any) {
+		ce.mu.Lock()
+		defer ce.mu.Unlock()
+		switch e := ev.(type) {
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError {
+				ce.errs = append(ce.errs, fmt.Sprintf("%s: %s (%s)", e.Entry.Source, e.Entry.Text, e.Entry.URL))
+			}
+		case *runtime.EventExceptionThrown:
+			ce.errs = append(ce.errs, "exception: "+e.ExceptionDetails.Text)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	enable := chromedp.Action[chromedp.Void](func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{})
+		return chromedp.Void{}, err
+	})
+	do(t, ctx, enable)
+	return ce
+}
+
+func (ce *consoleErrors) take() []string {
+	ce.mu.Lock()
+	defer ce.mu.Unlock()
+	out := ce.errs
+	ce.errs = nil
+	return out
+}
+
+// TestBrowserTourHasNoConsoleErrors visits every kind of page, logged out
+// and in, saves a screenshot of each for review, and fails on any console
+// error, uncaught exception or CSP violation.
+func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
+	s := apptest.New(t)
+	api := s.APIFor("Tourist")
+	_, g := api.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 60})
+	open := int64(g["id"].(float64))
+	_, g = api.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 60})
+	played := int64(g["id"].(float64))
+	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", played), map[string]any{"level": "random"})
+	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", played), map[string]any{"level": "heuristic"})
+
+	ctx := newUser(t, newBrowser(t))
+	ce := watchConsole(t, ctx)
+	visit := func(name, path string) {
+		t.Helper()
+		do(t, ctx, chromedp.Navigate(s.URL+path), chromedp.WaitVisible(chromedp.CSS("footer.site")))
+		screenshot(t, ctx, "tour-"+name)
+		var errs []string
+		for _, e := range ce.take() {
+			// The not-found page is a 404 by design; the browser logs it.
+			if name == "not-found" && strings.Contains(e, "status of 404") {
+				continue
+			}
+			errs = append(errs, e)
+		}
+		if len(errs) > 0 {
+			t.Errorf("%s (%s): %s", name, path, strings.Join(errs, "; "))
+		}
+	}
+	for _, p := range []struct{ name, path string }{
+		{"home", "/"}, {"rules", "/rules"}, {"register", "/register"}, {"login", "/login"},
+		{"forgot", "/forgot"}, {"open-games", "/games"}, {"watch", "/watch"}, {"ladder", "/ladder"},
+		{"profile", "/u/Tourist"}, {"lobby-visitor", fmt.Sprintf("/games/%d", open)},
+		{"table-visitor", fmt.Sprintf("/games/%d", played)}, {"not-found", "/no/such/page"},
+	} {
+		visit(p.name, p.path)
+	}
+	do(t, ctx,
+		chromedp.Navigate(s.URL+"/login"),
+		chromedp.SendKeys(byTestID("input-login"), "Tourist"),
+		chromedp.SendKeys(byTestID("input-password"), apptest.Password),
+		chromedp.Click(byTestID("login-submit")),
+		chromedp.WaitVisible(byTestID("welcome")),
+	)
+	for _, p := range []struct{ name, path string }{
+		{"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
+		{"ranked", "/ranked"}, {"lobby-creator", fmt.Sprintf("/games/%d", open)},
+		{"table-player", fmt.Sprintf("/games/%d", played)},
+	} {
+		visit(p.name, p.path)
+	}
+}
