@@ -348,7 +348,7 @@ type GameSummary struct {
 }
 
 const summaryColumns = gameColumns + `,
-	ARRAY(SELECT COALESCE(u.username, s.bot_level || ' bot') FROM game_seats s LEFT JOIN users u ON u.id = s.user_id
+	ARRAY(SELECT COALESCE(u.username, s.bot_level || ' bot' || COALESCE(' ' || (s.seat + 1), '')) FROM game_seats s LEFT JOIN users u ON u.id = s.user_id
 	      WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS players,
 	(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id) AS taken,
 	(SELECT username FROM users WHERE id = g.turn_user_id) AS turn_name`

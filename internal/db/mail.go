@@ -267,3 +267,12 @@ func (s *Store) LastResetAt(ctx context.Context, userID int64) (*time.Time, erro
 	}
 	return t, nil
 }
+
+// DeleteOldMail removes outbox rows that were settled (sent, skipped or
+// failed) before before, and password resets that expired before it.
+func (s *Store) DeleteOldMail(ctx context.Context, before time.Time) error {
+	if err := exec(ctx, s.DB, "delete old mail", `DELETE FROM mail_outbox WHERE status IN ('sent', 'skipped', 'failed') AND created_at < $1`, before); err != nil {
+		return err
+	}
+	return exec(ctx, s.DB, "delete old resets", `DELETE FROM password_resets WHERE expires_at < $1`, before)
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	cdplog "github.com/chromedp/cdproto/log"
@@ -69,6 +70,22 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", played), map[string]any{"level": "random"})
 	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", played), map[string]any{"level": "heuristic"})
 
+	// A finished game: the player takes everything, bots do the rest.
+	_, g = api.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 60})
+	finished := int64(g["id"].(float64))
+	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", finished), map[string]any{"level": "random"})
+	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", finished), map[string]any{"level": "random"})
+	for range 2000 {
+		_, view := api.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", finished), nil)
+		if view["status"] == "finished" {
+			break
+		}
+		if view["your_turn"] == true {
+			api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/take", finished), map[string]any{"version": view["view"].(map[string]any)["version"]})
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
 	ctx := newUser(t, newBrowser(t))
 	ce := watchConsole(t, ctx)
 	visit := func(name, path string) {
@@ -92,6 +109,7 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 		{"forgot", "/forgot"}, {"open-games", "/games"}, {"watch", "/watch"}, {"ladder", "/ladder"},
 		{"profile", "/u/Tourist"}, {"lobby-visitor", fmt.Sprintf("/games/%d", open)},
 		{"table-visitor", fmt.Sprintf("/games/%d", played)}, {"not-found", "/no/such/page"},
+		{"finished", fmt.Sprintf("/games/%d", finished)}, {"replay", fmt.Sprintf("/games/%d/replay?step=7", finished)},
 	} {
 		visit(p.name, p.path)
 	}

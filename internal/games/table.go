@@ -3,6 +3,7 @@ package games
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"nothanks/internal/apperr"
@@ -102,6 +103,10 @@ func Name(st db.Seat) string {
 		return *st.Username
 	}
 	if st.BotLevel != nil {
+		// Two bots of one level need telling apart: name them by seat.
+		if st.Seat != nil {
+			return fmt.Sprintf("%s bot %d", *st.BotLevel, *st.Seat+1)
+		}
 		return *st.BotLevel + " bot"
 	}
 	return "?"
