@@ -11,9 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"log/slog"
+
 	"github.com/jmoiron/sqlx"
 
+	"nothanks/internal/clock"
 	"nothanks/internal/db/dbtest"
+	"nothanks/internal/games"
 )
 
 func env(vars map[string]string) func(string) string {
@@ -21,7 +25,16 @@ func env(vars map[string]string) func(string) string {
 }
 
 func TestRunServesAndShutsDown(t *testing.T) {
-	_, dbURL := dbtest.NewWithURL(t)
+	store, dbURL := dbtest.NewWithURL(t)
+	// An open game to hold an event stream on during the shutdown.
+	u, err := store.CreateUser(context.Background(), "Closer", "closer@example.com", "x", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gameID, err := games.New(store, clock.Real{}, slog.Default()).Create(context.Background(), u.ID, games.DefaultCreateInput())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
@@ -56,14 +69,33 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("healthz: %d", res.StatusCode)
 	}
+	stream, err := http.Get(fmt.Sprintf("%s/games/%d/events", base, gameID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	if first, _ := bufio.NewReader(stream.Body).ReadString('\n'); !strings.HasPrefix(first, "event: board") {
+		t.Fatalf("stream began with %q", first)
+	}
+	streamDone := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, stream.Body)
+		close(streamDone)
+	}()
 	cancel()
+	// The open stream must not hold the shutdown up: it is told to close.
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Fatalf("run after shutdown: %v", err)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("run did not return after the context ended")
+	case <-time.After(5 * time.Second):
+		t.Fatal("run did not return within 5 s of the shutdown with a stream open")
+	}
+	select {
+	case <-streamDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the event stream stayed open after the shutdown")
 	}
 }
 
