@@ -5,13 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"log/slog"
 
 	"github.com/jmoiron/sqlx"
 
