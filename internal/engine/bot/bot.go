@@ -65,7 +65,8 @@ func (RandomBot) Decide(v engine.View, rng *rand.Rand) engine.ActionKind {
 }
 
 // HeuristicBot takes a card when what it costs in card points, less the
-// tokens on it, is small; the fewer tokens it holds the more it accepts.
+// tokens on it, is small next to its cost; the fewer tokens it holds the
+// more it accepts (see takeByRule).
 type HeuristicBot struct{}
 
 func (HeuristicBot) Decide(v engine.View, _ *rand.Rand) engine.ActionKind {
@@ -87,29 +88,23 @@ func (HeuristicBot) Decide(v engine.View, _ *rand.Rand) engine.ActionKind {
 }
 
 // takeByRule is the heuristic's rule, shared with the search bot's
-// playouts (which add noise so that playouts differ).
+// playouts (which add noise so that playouts differ): take when what the
+// card costs in card points, less the tokens on it, is small next to what it
+// costs: at most 40% of the cost with tokens to spare, 70% with three or
+// fewer left. A card that extends or joins a run costs nothing or less, so
+// it is always taken. With no tokens there is no choice. noise moves the
+// bar by up to a token either way.
 func takeByRule(cards engine.CardSet, tokens, card, pot, noise int) bool {
 	if tokens == 0 {
 		return true
 	}
-	net := cards.Cost(card) - pot
-	return net <= acceptable(tokens)+noise
-}
-
-// acceptable is how many points net a card may cost before it is taken:
-// with a full hand of tokens, only a card that pays for itself; with few
-// left, a passing now costs options later, so more.
-func acceptable(tokens int) int {
-	switch {
-	case tokens >= 9:
-		return 0
-	case tokens >= 6:
-		return 2
-	case tokens >= 3:
-		return 5
-	default:
-		return 9
+	cost := cards.Cost(card)
+	keep := 4 // tenths of the cost the net may be
+	if tokens <= 3 {
+		keep = 7
 	}
+	net := cost - pot
+	return 10*net <= keep*cost+10*noise
 }
 
 // Tokens returns every seat's token count as the viewer can know it: its own

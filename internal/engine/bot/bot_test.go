@@ -73,11 +73,15 @@ func TestHeuristicRule(t *testing.T) {
 	}{
 		{"TakesWhenNoTokens", nil, 0, 35, 0, true},
 		{"PassesHighCardWithFullHand", nil, 11, 35, 0, false},
-		{"TakesHighCardThatPaysForItself", nil, 11, 20, 20, true},
-		{"TakesCardThatExtendsRunUpwards", []int{21}, 11, 22, 0, true},
+		{"PassesHighCardWithSmallPot", nil, 11, 35, 10, false},
+		{"TakesHighCardWhenPotCoversMostOfIt", nil, 11, 30, 18, true},
+		{"TakesCardThatExtendsRunUpward", []int{21}, 11, 22, 0, true},
+		{"TakesCardThatExtendsRunDownward", []int{21}, 11, 20, 0, true},
 		{"TakesCardThatJoinsRuns", []int{20, 22}, 11, 21, 0, true},
-		{"AcceptsMoreWithFewTokens", nil, 2, 12, 4, true},
-		{"RefusesSameWithManyTokens", nil, 11, 12, 4, false},
+		{"PassesLowCardWithNothingOnIt", nil, 11, 5, 0, false},
+		{"TakesLowCardWithTokensOnIt", nil, 11, 5, 3, true},
+		{"AcceptsMoreWithFewTokens", nil, 2, 20, 7, true},
+		{"RefusesSameWithManyTokens", nil, 11, 20, 7, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
