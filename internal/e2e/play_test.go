@@ -104,7 +104,16 @@ func TestBrowserThreePlayersAndASpectator(t *testing.T) {
 		if canPass && pot < 2 {
 			button = "action-pass"
 		}
-		do(t, p, chromedp.Click(byTestID(button)))
+		// A stream may swap in a fresh board (same version, say a new
+		// watcher count) between finding the button and clicking it; then
+		// the click misses, and the loop looks again.
+		clickCtx, cancel := context.WithTimeout(p, 5*time.Second)
+		err := chromedp.Do(clickCtx, chromedp.Click(byTestID(button)))
+		cancel()
+		if err != nil {
+			t.Logf("move %d: click missed (%v); looking again", moves, err)
+			continue
+		}
 		waitVersion(t, spectator, before+1)
 		if moves == 20 && !shot {
 			screenshot(t, p, "table-mid-game")
