@@ -18,7 +18,6 @@ const (
 	HXRequest  = "HX-Request"
 	HXBoosted  = "HX-Boosted"
 	HXRedirect = "HX-Redirect"
-	HXTrigger  = "HX-Trigger"
 	HXRetarget = "HX-Retarget"
 	HXReswap   = "HX-Reswap"
 )
