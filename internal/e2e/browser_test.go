@@ -119,3 +119,20 @@ func textOf(t *testing.T, ctx context.Context, sel chromedp.CSS) string {
 	t.Helper()
 	return strings.TrimSpace(get(t, ctx, chromedp.Text(sel)))
 }
+
+// click clicks an element, looking again when a board swapped in by the
+// stream took the element away between finding it and clicking it.
+func click(t *testing.T, ctx context.Context, sel chromedp.CSS) {
+	t.Helper()
+	var err error
+	for range 5 {
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err = chromedp.Do(c, chromedp.Click(sel))
+		cancel()
+		if err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("click %s: %v", sel, err)
+}

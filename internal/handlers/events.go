@@ -42,6 +42,7 @@ func (s *Server) gameEvents(c echo.Context) error {
 	h.Set("Connection", "keep-alive")
 	h.Set("X-Accel-Buffering", "no") // no proxy buffering
 	w.WriteHeader(http.StatusOK)
+	w.Flush() // the stream is open now, even if there is nothing to send yet
 
 	ctx := c.Request().Context()
 	streamID := randomID()
@@ -62,13 +63,17 @@ func (s *Server) gameEvents(c echo.Context) error {
 
 	// The board last sent: a wake-up that changes nothing this viewer sees
 	// (a lobby change elsewhere, a duplicate notification) sends nothing.
+	// The page says which board it already shows (h, a digest), so the
+	// first board is not swapped in needlessly under the user's pointer.
 	var sent []byte
+	shown := c.QueryParam("h")
 	send := func(v views.TableView) error {
 		var buf bytes.Buffer
 		if err := views.Board(v).Render(ctx, &buf); err != nil {
 			return err
 		}
-		if bytes.Equal(buf.Bytes(), sent) {
+		if bytes.Equal(buf.Bytes(), sent) || (sent == nil && shown != "" && shown == views.BoardDigest(buf.Bytes())) {
+			sent = buf.Bytes()
 			return nil
 		}
 		if err := writeEvent(w, "board", buf.String()); err != nil {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -127,7 +128,18 @@ func (s *Server) showGame(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.GamePage(s.page(c, fmt.Sprintf("Game #%d", id)), v))
+	return s.renderGamePage(c, http.StatusOK, v)
+}
+
+// renderGamePage renders a game's page, telling its stream which board the
+// page already shows.
+func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView) error {
+	var buf bytes.Buffer
+	if err := views.Board(v).Render(c.Request().Context(), &buf); err != nil {
+		return err
+	}
+	v.Digest = views.BoardDigest(buf.Bytes())
+	return render(c, status, views.GamePage(s.page(c, fmt.Sprintf("Game #%d", v.GameID)), v))
 }
 
 // joinByInvite opens a private game's lobby from its invite link.
@@ -140,7 +152,7 @@ func (s *Server) joinByInvite(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.GamePage(s.page(c, fmt.Sprintf("Game #%d", g)), v))
+	return s.renderGamePage(c, http.StatusOK, v)
 }
 
 // boardFragment answers the polling fallback: 204 when the viewer's version

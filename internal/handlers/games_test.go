@@ -833,3 +833,33 @@ func TestStreamsRecoverWhenTheListenerIsCut(t *testing.T) {
 		}
 	}
 }
+
+func TestStreamSkipsTheBoardThePageAlreadyShows(t *testing.T) {
+	s := apptest.New(t)
+	id, cs := threePlayers(t, s, nil)
+	// A seated player: the watcher count leaves players out, so the board
+	// the stream would send first is byte for byte the page's own.
+	viewer := cs[0]
+	page := viewer.Get(fmt.Sprintf("/games/%d", id))
+	streamPath, ok := page.Doc().Find(`[data-testid="live"]`).Attr("sse-connect")
+	if !ok || !strings.Contains(streamPath, "h=") {
+		t.Fatalf("stream URL %q carries no digest", streamPath)
+	}
+	v0 := versionRe.FindStringSubmatch(page.Body)[1]
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+streamPath, nil)
+	res, err := viewer.HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	i, v := whoseTurn(t, cs, id)
+	act(cs[i], id, "pass", v)
+	// The first board the stream sends is the one after the move, never
+	// the page's own again.
+	first := readEvent(t, bufio.NewReader(res.Body))
+	if versionRe.FindStringSubmatch(first)[1] == v0 {
+		t.Error("the stream sent the board the page already showed")
+	}
+}

@@ -171,11 +171,13 @@ func (s *Server) staleMove(c echo.Context, err error) error {
 	if code == apperr.Conflict {
 		why = "This link no longer acts: " + why
 	}
-	v, berr := s.board(c, gameID, "", why)
+	v, berr := s.board(c, gameID, "", "")
 	if berr != nil {
 		return err
 	}
-	return render(c, http.StatusConflict, views.GamePage(s.page(c, fmt.Sprintf("Game #%d", gameID)), v))
+	// Above the board, not in it: the board is the stream's to replace.
+	s.setFlash(c, "error", why)
+	return s.renderGamePage(c, http.StatusConflict, v)
 }
 
 func (s *Server) notificationsView(c echo.Context, form *views.Form, vacation *views.Form) (views.NotificationsView, error) {

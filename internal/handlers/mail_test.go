@@ -156,8 +156,8 @@ func TestYourTurnMail(t *testing.T) {
 		t.Fatalf("the link's move: %d", res.Status)
 	}
 	again := visitor.Do(postTo(m.s.URL + u.RequestURI()))
-	if again.Status != http.StatusConflict || !strings.Contains(again.TestID("notice"), "no longer acts") || !again.Has("board") {
-		t.Errorf("the link used twice: %d %q", again.Status, again.TestID("notice"))
+	if again.Status != http.StatusConflict || !strings.Contains(again.TestID("flash"), "no longer acts") || !again.Has("board") {
+		t.Errorf("the link used twice: %d %q", again.Status, again.TestID("flash"))
 	}
 	moves, _ := m.s.Store.Moves(context.Background(), m.game)
 	if len(moves) != 2 {

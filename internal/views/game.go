@@ -17,6 +17,8 @@ type TableView struct {
 	// Query is appended to the stream and poll URLs (a private game's
 	// invite code for a visitor who holds it).
 	Query string
+	// Digest is BoardDigest of the board as the page shows it.
+	Digest string
 
 	Lobby *LobbyView
 

@@ -1,7 +1,10 @@
 package views
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -81,4 +84,20 @@ func describedBy(f Form, name, hint string) string {
 		return "h-" + name
 	}
 	return ""
+}
+
+// BoardDigest names a rendered board, so that a page can tell its event
+// stream which board it already shows.
+func BoardDigest(board []byte) string {
+	sum := sha256.Sum256(board)
+	return hex.EncodeToString(sum[:8])
+}
+
+// streamURL is a game's event stream, telling it which board the page shows.
+func streamURL(t TableView) string {
+	sep := "?"
+	if t.Query != "" {
+		sep = "&"
+	}
+	return fmt.Sprintf("/games/%d/events%s%sh=%s", t.GameID, t.Query, sep, t.Digest)
 }
