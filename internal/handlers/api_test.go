@@ -1,0 +1,103 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"nothanks/internal/apptest"
+)
+
+func errCode(body map[string]any) string {
+	e, _ := body["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
+}
+
+func TestAPIErrorsHaveStableCodes(t *testing.T) {
+	s := apptest.New(t)
+	a := s.APIFor("Coder")
+	anon := apptest.NewAPI(s, "")
+	forged := apptest.NewAPI(s, "nt_not-a-real-token")
+	_, g := a.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "pace": "live", "turn_seconds": 60})
+	id := int64(g["id"].(float64))
+	tests := []struct {
+		name   string
+		api    *apptest.API
+		method string
+		path   string
+		body   any
+		status int
+		code   string
+	}{
+		{"ErrNoToken", anon, http.MethodGet, "/api/v1/games", nil, http.StatusUnauthorized, "unauthorized"},
+		{"ErrForgedToken", forged, http.MethodGet, "/api/v1/games", nil, http.StatusUnauthorized, "unauthorized"},
+		{"ErrBadOptions", a, http.MethodPost, "/api/v1/games", map[string]any{"seats": 9, "pace": "live", "turn_seconds": 60}, http.StatusUnprocessableEntity, "invalid"},
+		{"ErrNoSuchGame", a, http.MethodGet, "/api/v1/games/999999", nil, http.StatusNotFound, "not_found"},
+		{"ErrNotStarted", a, http.MethodPost, fmt.Sprintf("/api/v1/games/%d/take", id), map[string]any{"version": 0}, http.StatusConflict, "conflict"},
+		{"ErrNoVersion", a, http.MethodPost, fmt.Sprintf("/api/v1/games/%d/take", id), map[string]any{}, http.StatusUnprocessableEntity, "invalid"},
+		{"ErrUnknownBot", a, http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", id), map[string]any{"level": "wizard"}, http.StatusUnprocessableEntity, "invalid"},
+		{"ErrUnknownRoute", a, http.MethodGet, "/api/v1/nothing", nil, http.StatusNotFound, "not_found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := tt.api.Do(tt.method, tt.path, tt.body)
+			if status != tt.status || errCode(body) != tt.code {
+				t.Errorf("%s %s: %d %v, want %d %q", tt.method, tt.path, status, body, tt.status, tt.code)
+			}
+			if msg, _ := body["error"].(map[string]any)["message"].(string); msg == "" {
+				t.Error("no message for people")
+			}
+		})
+	}
+	// Bad JSON.
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/games", strings.NewReader("{not json"))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+a.Token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnprocessableEntity && res.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad JSON: %d", res.StatusCode)
+	}
+}
+
+func TestAPITokensFromSettings(t *testing.T) {
+	s := apptest.New(t)
+	c := s.Client().Register("Keys")
+	if res := c.PostForm("/settings/tokens", url.Values{"name": {""}}); res.Status != http.StatusUnprocessableEntity {
+		t.Errorf("a token without a name: %d", res.Status)
+	}
+	res := c.PostForm("/settings/tokens", url.Values{"name": {"my bot"}})
+	token := res.TestID("new-token")
+	if res.Status != http.StatusOK || !strings.HasPrefix(token, "nt_") {
+		t.Fatalf("create token: %d %q", res.Status, token)
+	}
+	if strings.Contains(c.Get("/settings").Body, token) {
+		t.Error("the token is shown again after creation")
+	}
+	api := apptest.NewAPI(s, token)
+	if status, me := api.Do(http.MethodGet, "/api/v1/me", nil); status != http.StatusOK || me["username"] != "Keys" {
+		t.Fatalf("me: %d %v", status, me)
+	}
+	u, _ := s.Store.UserByName(context.Background(), "Keys")
+	tokens, _ := s.Store.APITokens(context.Background(), u.ID)
+	if len(tokens) != 1 || tokens[0].LastUsedAt == nil {
+		t.Fatalf("tokens: %+v", tokens)
+	}
+	if res := c.PostForm(fmt.Sprintf("/settings/tokens/%d/revoke", tokens[0].ID), nil); res.Status != http.StatusSeeOther {
+		t.Fatalf("revoke: %d", res.Status)
+	}
+	if status, _ := api.Do(http.MethodGet, "/api/v1/me", nil); status != http.StatusUnauthorized {
+		t.Errorf("a revoked token: %d, want 401", status)
+	}
+	other := s.Client().Register("Thief")
+	if res := other.PostForm(fmt.Sprintf("/settings/tokens/%d/revoke", tokens[0].ID), nil); res.Status != http.StatusNotFound {
+		t.Errorf("revoking someone else's token: %d, want 404", res.Status)
+	}
+}
