@@ -760,8 +760,18 @@ func TestWatchListAndMyGames(t *testing.T) {
 	if !mine.Has("my-turn") {
 		t.Error("my games does not say it is my turn")
 	}
-	if got := cs[i].Get("/").TestID("nav-my-turn"); got != "1" {
+	home := cs[i].Get("/")
+	if got := home.TestID("nav-my-turn"); got != "1" {
 		t.Errorf("nav count of games waiting = %q, want 1", got)
+	}
+	if !strings.Contains(home.TestID("home-waiting"), fmt.Sprintf("Game #%d", id)) {
+		t.Error("the start page does not list the game waiting for the player")
+	}
+	if other := cs[(i+1)%3].Get("/"); other.Has("home-waiting") {
+		t.Error("the start page lists a game as waiting for a player whose turn it is not")
+	}
+	if !strings.Contains(s.Client().Get("/").TestID("live-games"), fmt.Sprintf("Game #%d", id)) {
+		t.Error("the start page does not show the live game")
 	}
 }
 

@@ -12,9 +12,35 @@ import (
 	"nothanks/static"
 )
 
+// home lists what a visitor may do next: games waiting for them, tables
+// looking for players, games being played.
 func (s *Server) home(c echo.Context) error {
-	return render(c, http.StatusOK, views.HomePage(s.page(c, "")))
+	ctx := c.Request().Context()
+	var v views.HomeView
+	open, err := s.games.OpenGames(ctx)
+	if err != nil {
+		return err
+	}
+	live, err := s.games.LiveGames(ctx)
+	if err != nil {
+		return err
+	}
+	v.Open, v.Live = gameRows(first(open, 5), 0), gameRows(first(live, 5), 0)
+	if u := currentUser(c); u != nil {
+		mine, err := s.games.MyGames(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		for _, r := range gameRows(mine, u.ID) {
+			if r.MyTurn {
+				v.Waiting = append(v.Waiting, r)
+			}
+		}
+	}
+	return render(c, http.StatusOK, views.HomePage(s.page(c, ""), v))
 }
+
+func first[T any](xs []T, n int) []T { return xs[:min(len(xs), n)] }
 
 func (s *Server) rules(c echo.Context) error {
 	return render(c, http.StatusOK, views.RulesPage(s.page(c, "Rules")))
