@@ -137,8 +137,6 @@ type apiErrorBody struct {
 	Fields  map[string]string `json:"fields,omitempty"`
 }
 
-func fieldsOf(err error) map[string]string { return apperr.FieldsOf(err) }
-
 // formMessage is the message above a form: the error's own message unless
 // the fields say it all.
 func formMessage(err error) string {

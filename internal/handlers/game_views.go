@@ -15,7 +15,7 @@ import (
 
 // summary puts a game's options in words.
 func summary(o engine.Options) string {
-	parts := []string{fmt.Sprintf("%d players", o.Players), plural(o.Rounds, "round"), o.Variant.Label()}
+	parts := []string{fmt.Sprintf("%d players", o.Players), views.Count(o.Rounds, "round"), o.Variant.Label()}
 	if o.OpenTokens {
 		parts = append(parts, "open tokens")
 	}
@@ -23,13 +23,6 @@ func summary(o engine.Options) string {
 		parts = append(parts, "Hidden Tiger")
 	}
 	return strings.Join(parts, " · ")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // paceLabel puts a game's pace in words.
@@ -44,11 +37,11 @@ func durationLabel(seconds int) string {
 	d := time.Duration(seconds) * time.Second
 	switch {
 	case d >= 24*time.Hour && d%(24*time.Hour) == 0:
-		return plural(int(d/(24*time.Hour)), "day")
+		return views.Count(int(d/(24*time.Hour)), "day")
 	case d >= time.Hour && d%time.Hour == 0:
-		return plural(int(d/time.Hour), "hour")
+		return views.Count(int(d/time.Hour), "hour")
 	case d >= time.Minute && d%time.Minute == 0:
-		return plural(int(d/time.Minute), "minute")
+		return views.Count(int(d/time.Minute), "minute")
 	}
 	return fmt.Sprintf("%d seconds", seconds)
 }
@@ -175,9 +168,9 @@ func eventText(e engine.Event, names []string) string {
 	case engine.EventRoundStart:
 		return fmt.Sprintf("Round %d begins with %d; %s starts.", e.Round, e.Card, name())
 	case engine.EventPass:
-		return fmt.Sprintf("%s: No thanks! to %d (%s on it).", name(), e.Card, plural(e.Tokens, "token"))
+		return fmt.Sprintf("%s: No thanks! to %d (%s on it).", name(), e.Card, views.Count(e.Tokens, "token"))
 	case engine.EventTake:
-		return fmt.Sprintf("%s took %d with %s.", name(), e.Card, plural(e.Tokens, "token"))
+		return fmt.Sprintf("%s took %d with %s.", name(), e.Card, views.Count(e.Tokens, "token"))
 	case engine.EventFlip:
 		return fmt.Sprintf("Turned up %d.", e.Card)
 	case engine.EventTiger:

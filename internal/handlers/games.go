@@ -71,7 +71,7 @@ func newGameView(in games.CreateInput, err error) views.NewGameView {
 		v.Seats = append(v.Seats, views.Choice{Value: strconv.Itoa(n), Label: fmt.Sprintf("%d players", n)})
 	}
 	for n := engine.MinRounds; n <= engine.MaxRounds; n++ {
-		label := plural(n, "round")
+		label := views.Count(n, "round")
 		if n == engine.RecommendedRounds {
 			label += " (recommended)"
 		}

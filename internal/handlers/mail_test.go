@@ -201,7 +201,7 @@ func TestDigestOfSeveralGames(t *testing.T) {
 			m.pass(t, g)
 		}
 		if p, _ := m.mover(t, g); p != target {
-			t.Skip("could not bring the turn to one player in both games")
+			t.Fatalf("could not bring the turn to %s in game %d", target.Name, g)
 		}
 	}
 	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
@@ -239,6 +239,10 @@ func TestReminderAndTimeoutMails(t *testing.T) {
 	got := m.smtp.To(addr(next))
 	if len(got) != before+1 || !strings.Contains(got[len(got)-1].Header("Subject"), "Reminder") {
 		t.Fatalf("reminder: %d new mails", len(got)-before)
+	}
+	reminder := got[len(got)-1]
+	if lu := reminder.Header("List-Unsubscribe"); !strings.Contains(lu, "k=reminder") || !strings.Contains(reminder.Parts()["text/plain"], "k=reminder") {
+		t.Errorf("the reminder's unsubscribe link does not name reminders: %q", lu)
 	}
 	// The day runs out: the server decides, and says so.
 	m.s.Clock.Advance(86400 / 5 * time.Second)

@@ -138,7 +138,7 @@ func (s *Server) profile(c echo.Context) error {
 		var titles []string
 		for _, h := range p.History {
 			ratings = append(ratings, h.After)
-			titles = append(titles, fmt.Sprintf("Game #%d, %s of %d: %.0f → %.0f", h.GameID, ordinalWord(h.Place), h.Players, h.Before, h.After))
+			titles = append(titles, fmt.Sprintf("Game #%d, %s of %d: %.0f → %.0f", h.GameID, views.Ordinal(h.Place), h.Players, h.Before, h.After))
 		}
 		v.Chart = views.NewChart(ratings, titles)
 	}
@@ -170,18 +170,6 @@ func signed(d float64) string {
 		return fmt.Sprintf("+%d", n)
 	}
 	return fmt.Sprintf("−%d", -n)
-}
-
-func ordinalWord(n int) string {
-	switch n {
-	case 1:
-		return "1st"
-	case 2:
-		return "2nd"
-	case 3:
-		return "3rd"
-	}
-	return fmt.Sprintf("%dth", n)
 }
 
 // API: the queue and the ladder.

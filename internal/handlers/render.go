@@ -9,6 +9,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"nothanks/internal/apperr"
 	"nothanks/internal/db"
 	"nothanks/internal/views"
 )
@@ -124,5 +125,5 @@ func localPath(next string) string {
 // formOf keeps submitted values (never passwords) and the error's fields to
 // show a form again.
 func formOf(values map[string]string, err error) views.Form {
-	return views.Form{Values: values, Errors: fieldsOf(err), Error: formMessage(err)}
+	return views.Form{Values: values, Errors: apperr.FieldsOf(err), Error: formMessage(err)}
 }

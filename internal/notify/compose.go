@@ -3,7 +3,6 @@ package notify
 import (
 	"bytes"
 	"context"
-	"html"
 	"strings"
 
 	"nothanks/internal/db"
@@ -72,5 +71,3 @@ func (s *Service) message(r db.Recipient, kind, subject string, v mailView) *Mes
 	m.HTML = b.String()
 	return m
 }
-
-func escapeHTML(s string) string { return html.EscapeString(s) }

@@ -27,6 +27,7 @@ import (
 	"nothanks/internal/engine"
 	"nothanks/internal/games"
 	"nothanks/internal/links"
+	"nothanks/internal/views"
 )
 
 // Worker tuning.
@@ -275,7 +276,8 @@ func (s *Service) yourTurn(ctx context.Context, r db.Recipient, group []db.Mail,
 		carried[i] = w.mail
 	}
 	if len(send) == 1 {
-		return s.turnMail(r, send[0].table), carried, nil
+		t := send[0].table
+		return s.turnMail(r, t, db.MailYourTurn, fmt.Sprintf("Your turn in No Thanks! game #%d", t.Game.ID)), carried, nil
 	}
 	return s.digestMail(r, send), carried, nil
 }
@@ -310,7 +312,7 @@ func localTime(t time.Time, tz string) string {
 func situation(t *games.Table) []string {
 	v := t.View
 	lines := []string{fmt.Sprintf("Round %d of %d. The active card is %d with %s on it; %s left in the deck.",
-		v.Round, v.Options.Rounds, v.ActiveCard, plural(v.Pot, "token"), plural(v.DeckLeft, "card"))}
+		v.Round, v.Options.Rounds, v.ActiveCard, views.Count(v.Pot, "token"), views.Count(v.DeckLeft, "card"))}
 	if t.ViewerSeat >= 0 {
 		me := v.Seats[t.ViewerSeat]
 		cards := "no cards yet"
@@ -325,19 +327,14 @@ func situation(t *games.Table) []string {
 			}
 			cards = strings.Join(runs, ", ")
 		}
-		lines = append(lines, fmt.Sprintf("You hold %s and %s (%d card points).", plural(*me.Tokens, "token"), cards, me.CardPoints))
+		lines = append(lines, fmt.Sprintf("You hold %s and %s (%d card points).", views.Count(*me.Tokens, "token"), cards, me.CardPoints))
 	}
 	return lines
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func (s *Service) turnMail(r db.Recipient, t *games.Table) *Message {
+// turnMail tells a player a game waits for them; kind and subject say
+// whether it is the first notice or the reminder.
+func (s *Service) turnMail(r db.Recipient, t *games.Table, kind, subject string) *Message {
 	g := t.Game
 	v := mailView{
 		Heading: fmt.Sprintf("Your turn in game #%d", g.ID),
@@ -356,14 +353,14 @@ func (s *Service) turnMail(r db.Recipient, t *games.Table) *Message {
 		}
 		v.Note = "The Take and No thanks! links act once, for this position only; if the table has moved on they show you the table instead."
 	}
-	return s.message(r, db.MailYourTurn, fmt.Sprintf("Your turn in No Thanks! game #%d", g.ID), v)
+	return s.message(r, kind, subject, v)
 }
 
 func (s *Service) digestMail(r db.Recipient, ws []waitingGame) *Message {
 	v := mailView{Heading: fmt.Sprintf("%d games are waiting for you", len(ws))}
 	for _, w := range ws {
 		g := w.table.Game
-		line := fmt.Sprintf("Game #%d against %s: %d with %s on it", g.ID, strings.Join(others(w.table, r.ID), ", "), w.table.View.ActiveCard, plural(w.table.View.Pot, "token"))
+		line := fmt.Sprintf("Game #%d against %s: %d with %s on it", g.ID, strings.Join(others(w.table, r.ID), ", "), w.table.View.ActiveCard, views.Count(w.table.View.Pot, "token"))
 		if g.DueAt != nil {
 			line += ", decide by " + localTime(*g.DueAt, r.TimeZone)
 		}
@@ -400,18 +397,8 @@ func (s *Service) reminder(ctx context.Context, r db.Recipient, m db.Mail, now t
 	} else if open {
 		return skip("at the table")
 	}
-	msg := s.turnMail(r, t)
-	msg.Subject = fmt.Sprintf("Reminder: your turn in No Thanks! game #%d ends %s", t.Game.ID, localTime(*t.Game.DueAt, r.TimeZone))
-	return s.relabel(msg, r, db.MailReminder), nil
-}
-
-// relabel points a message's unsubscribe link at another kind.
-func (s *Service) relabel(m *Message, r db.Recipient, kind string) *Message {
-	old := m.Unsubscribe
-	m.Unsubscribe = s.unsubscribeURL(r.ID, kind)
-	m.Text = strings.ReplaceAll(m.Text, old, m.Unsubscribe)
-	m.HTML = strings.ReplaceAll(m.HTML, escapeHTML(old), escapeHTML(m.Unsubscribe))
-	return m
+	subject := fmt.Sprintf("Reminder: your turn in No Thanks! game #%d ends %s", t.Game.ID, localTime(*t.Game.DueAt, r.TimeZone))
+	return s.turnMail(r, t, db.MailReminder, subject), nil
 }
 
 func (s *Service) gameOver(ctx context.Context, r db.Recipient, m db.Mail) (*Message, error) {
@@ -426,7 +413,7 @@ func (s *Service) gameOver(ctx context.Context, r db.Recipient, m db.Mail) (*Mes
 		for place := 1; place <= len(names); place++ {
 			for i := range names {
 				if placings[i] == place {
-					v.Lines = append(v.Lines, fmt.Sprintf("%s: %s, %d points", ordinal(place), names[i], t.View.Totals[i]))
+					v.Lines = append(v.Lines, fmt.Sprintf("%s: %s, %d points", views.Ordinal(place), names[i], t.View.Totals[i]))
 				}
 			}
 		}
@@ -499,18 +486,4 @@ func (s *Service) passwordReset(ctx context.Context, r db.Recipient, m db.Mail) 
 		Note:    "If you did not ask for this, ignore this mail: your password stays as it is.",
 	}
 	return s.message(r, "", "Reset your No Thanks! password", v), nil
-}
-
-func ordinal(n int) string {
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-		return fmt.Sprintf("%dth", n)
-	case n%10 == 1:
-		return fmt.Sprintf("%dst", n)
-	case n%10 == 2:
-		return fmt.Sprintf("%dnd", n)
-	case n%10 == 3:
-		return fmt.Sprintf("%drd", n)
-	}
-	return fmt.Sprintf("%dth", n)
 }

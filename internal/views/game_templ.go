@@ -1541,7 +1541,7 @@ func StandingsTable(st []Standing) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var78 string
-			templ_7745c5c3_Var78, templ_7745c5c3_Err = templ.JoinStringErrs(ordinal(s.Place))
+			templ_7745c5c3_Var78, templ_7745c5c3_Err = templ.JoinStringErrs(Ordinal(s.Place))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/views/game.templ`, Line: 315, Col: 56}
 			}

@@ -58,8 +58,13 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// ordinal writes a placing as 1st, 2nd, 3rd, 4th...
-func ordinal(n int) string {
+// Count writes a count with its noun: "1 token", "3 tokens".
+func Count(n int, word string) string {
+	return strconv.Itoa(n) + " " + plural(n, word, word+"s")
+}
+
+// Ordinal writes a placing as 1st, 2nd, 3rd, 4th, 11th, 21st...
+func Ordinal(n int) string {
 	suffix := "th"
 	switch {
 	case n%100 >= 11 && n%100 <= 13:

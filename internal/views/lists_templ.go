@@ -586,7 +586,7 @@ func MyGamesPage(p Page, rows []GameRow) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var32 string
-					templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(ordinal(r.Placing))
+					templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(Ordinal(r.Placing))
 					if templ_7745c5c3_Err != nil {
 						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/views/lists.templ`, Line: 99, Col: 51}
 					}

@@ -328,7 +328,7 @@ func ProfilePage(p Page, v ProfileView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var18 string
-					templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(ordinal(g.Place))
+					templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(Ordinal(g.Place))
 					if templ_7745c5c3_Err != nil {
 						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/views/ranked.templ`, Line: 62, Col: 31}
 					}
@@ -675,7 +675,7 @@ func LadderPage(p Page, v LadderView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var40 string
-				templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(ordinal(v.MyRank))
+				templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(Ordinal(v.MyRank))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/views/ranked.templ`, Line: 102, Col: 48}
 				}
