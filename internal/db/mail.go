@@ -109,6 +109,22 @@ func (s *Store) PostponeMails(ctx context.Context, ids []int64, until time.Time)
 		WHERE id = ANY($1)`, pq.Array(ids), until)
 }
 
+// ReleaseMails puts claimed mails back as they were, due when they were
+// due (claimed with others but not theirs to send yet).
+func (s *Store) ReleaseMails(ctx context.Context, ids []int64) error {
+	return exec(ctx, s.DB, "release mails", `
+		UPDATE mail_outbox SET status = 'pending', claimed_until = NULL, attempts = greatest(attempts - 1, 0)
+		WHERE id = ANY($1)`, pq.Array(ids))
+}
+
+// RescheduleReminder moves the pending reminder about a game's decision at
+// version to at (its deadline moved).
+func (t *Tx) RescheduleReminder(ctx context.Context, gameID int64, version int, at time.Time) error {
+	return exec(ctx, t.tx, "reschedule reminder", `
+		UPDATE mail_outbox SET send_after = $3
+		WHERE game_id = $1 AND game_version = $2 AND kind = 'reminder' AND status = 'pending'`, gameID, version, at)
+}
+
 // SentTurnMailSince reports whether a "your turn" mail about a game went to
 // a user since since.
 func (s *Store) SentTurnMailSince(ctx context.Context, userID, gameID int64, since time.Time) (bool, error) {

@@ -37,17 +37,25 @@ func (t *Tx) SetVacation(ctx context.Context, userID int64, v Vacation) error {
 		userID, v.Until, v.Year, v.DaysUsed)
 }
 
+// Deadline is a game's deadline after it moved.
+type Deadline struct {
+	GameID      int64     `db:"id"`
+	Version     int       `db:"version"`
+	TurnSeconds int       `db:"turn_seconds"`
+	DueAt       time.Time `db:"due_at"`
+}
+
 // ShiftDeadlines moves the deadlines of the correspondence games waiting
 // for a user by d (forward when a vacation starts, back when it ends early),
-// never before now.
-func (t *Tx) ShiftDeadlines(ctx context.Context, userID int64, d time.Duration, now time.Time) ([]int64, error) {
-	var ids []int64
-	err := sel(ctx, t.tx, &ids, `
+// never before now, and returns them as they are now.
+func (t *Tx) ShiftDeadlines(ctx context.Context, userID int64, d time.Duration, now time.Time) ([]Deadline, error) {
+	var out []Deadline
+	err := sel(ctx, t.tx, &out, `
 		UPDATE games SET due_at = greatest(due_at + make_interval(secs => $2), $3)
-		WHERE status = 'playing' AND pace = 'correspondence' AND turn_user_id = $1
-		RETURNING id`, userID, d.Seconds(), now)
+		WHERE status = 'playing' AND pace = 'correspondence' AND turn_user_id = $1 AND due_at IS NOT NULL
+		RETURNING id, version, turn_seconds, due_at`, userID, d.Seconds(), now)
 	if err != nil {
 		return nil, fmt.Errorf("db: shift deadlines: %w", err)
 	}
-	return ids, nil
+	return out, nil
 }

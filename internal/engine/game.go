@@ -60,7 +60,17 @@ type Game struct {
 	events   []Event
 	version  int
 	finished bool
+	// timeouts counts, per seat, the decisions the server made for a
+	// player whose time ran out (public: they are marked in the log).
+	timeouts []int
+	// roundStart is the index in events of the round in play's start.
+	roundStart int
 }
+
+// MaxTimeouts is how many decisions a player may let run out in one game:
+// at that many they have abandoned it. The server plays their seat to the
+// end and they place last, below everyone who stayed.
+const MaxTimeouts = 3
 
 // New starts a game whose chance is drawn from seed.
 func New(o Options, seed uint64) (*Game, error) {
@@ -86,7 +96,7 @@ func NewFromSetup(o Options, s Setup) (*Game, error) {
 			return nil, fmt.Errorf("round %d: %w", i+1, err)
 		}
 	}
-	g := &Game{opts: o, setup: s, players: make([]player, o.Players)}
+	g := &Game{opts: o, setup: s, players: make([]player, o.Players), timeouts: make([]int, o.Players)}
 	g.startRound(0)
 	return g, nil
 }
@@ -115,6 +125,7 @@ func (g *Game) startRound(r int) {
 	for i := range g.players {
 		g.players[i] = player{tokens: g.opts.StartingTokens(), tigerHeld: g.opts.HiddenTiger}
 	}
+	g.roundStart = len(g.events)
 	g.log(Event{Kind: EventRoundStart, Seat: g.turn, Card: g.active})
 }
 
@@ -125,6 +136,9 @@ func (g *Game) Apply(a Action) error {
 		return err
 	}
 	p := &g.players[a.Seat]
+	if a.Timeout {
+		g.timeouts[a.Seat]++
+	}
 	switch a.Kind {
 	case Pass:
 		g.log(Event{Kind: EventPass, Seat: a.Seat, Card: g.active, Tokens: g.pot, Timeout: a.Timeout})
@@ -275,6 +289,10 @@ func (g *Game) Results() []RoundResult { return g.results }
 // Events is the public event log, oldest first. Callers must not modify it.
 func (g *Game) Events() []Event { return g.events }
 
+// RoundEvents is the public log of the round in play (of the last round
+// once the game is over), from its start. Callers must not modify it.
+func (g *Game) RoundEvents() []Event { return g.events[g.roundStart:] }
+
 // Totals is each seat's cumulative score over the scored rounds.
 func (g *Game) Totals() []int {
 	totals := make([]int, len(g.players))
@@ -284,6 +302,56 @@ func (g *Game) Totals() []int {
 		}
 	}
 	return totals
+}
+
+// Timeouts is how many of a seat's decisions were made for it because its
+// time ran out.
+func (g *Game) Timeouts(seat int) int { return g.timeouts[seat] }
+
+// Abandoned reports whether a seat's player has let MaxTimeouts decisions
+// run out, and so abandoned the game.
+func (g *Game) Abandoned(seat int) bool { return g.timeouts[seat] >= MaxTimeouts }
+
+// Placings is the final placing of every seat, nil until the game is over:
+// by total, except that players who abandoned the game place after everyone
+// who stayed (sharing that place among themselves). Every answer the site
+// gives about who won comes from here.
+func (g *Game) Placings() []int {
+	if !g.finished {
+		return nil
+	}
+	abandoned := make([]bool, len(g.players))
+	for i := range abandoned {
+		abandoned[i] = g.Abandoned(i)
+	}
+	return PlacingsAbandoned(g.Totals(), abandoned)
+}
+
+// PlacingsAbandoned ranks seats by total like Placings, but seats marked
+// abandoned place after every other seat, all on one place.
+func PlacingsAbandoned(totals []int, abandoned []bool) []int {
+	var stayed []int
+	for i, t := range totals {
+		if !abandoned[i] {
+			stayed = append(stayed, t)
+		}
+	}
+	ranked := Placings(stayed)
+	out := make([]int, len(totals))
+	worst, k := 0, 0
+	for i := range totals {
+		if !abandoned[i] {
+			out[i] = ranked[k]
+			worst = max(worst, ranked[k])
+			k++
+		}
+	}
+	for i := range totals {
+		if abandoned[i] {
+			out[i] = worst + 1
+		}
+	}
+	return out
 }
 
 // Placings ranks seats by total, lowest first; equal totals share a placing
@@ -306,6 +374,7 @@ func (g *Game) Clone() *Game {
 	c.players = slices.Clone(g.players)
 	c.events = slices.Clone(g.events)
 	c.results = slices.Clone(g.results)
+	c.timeouts = slices.Clone(g.timeouts)
 	return &c
 }
 

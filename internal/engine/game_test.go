@@ -241,6 +241,60 @@ func TestPlacings(t *testing.T) {
 	}
 }
 
+func TestPlacingsAbandoned(t *testing.T) {
+	tests := []struct {
+		name      string
+		totals    []int
+		abandoned []bool
+		want      []int
+	}{
+		{"NobodyLeft", []int{30, 10, 20}, []bool{false, false, false}, []int{3, 1, 2}},
+		{"AbandonedPlacesLastDespiteBestScore", []int{-5, 10, 20}, []bool{true, false, false}, []int{3, 1, 2}},
+		{"TwoAbandonedShareLast", []int{-5, 10, -9}, []bool{true, false, true}, []int{2, 1, 2}},
+		{"AfterATieAmongThoseWhoStayed", []int{217, 140, 140, 42}, []bool{false, false, false, true}, []int{2, 1, 1, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := PlacingsAbandoned(tt.totals, tt.abandoned); !slices.Equal(got, tt.want) {
+				t.Errorf("PlacingsAbandoned(%v, %v) = %v, want %v", tt.totals, tt.abandoned, got, tt.want)
+			}
+		})
+	}
+}
+
+// A player whose time ran out three times has abandoned the game: the view
+// says so, and they place last although their total is the lowest.
+func TestThreeTimeoutsPlaceLast(t *testing.T) {
+	g := mustGame(t, DefaultOptions(3), orderedSetup(1, 0))
+	// Seat 0 takes 3, 4, 5 by timeouts (a run worth 3 points), seats 1 and
+	// 2 then take every other card.
+	for range MaxTimeouts {
+		mustApply(t, g, Action{Seat: 0, Kind: Take, Timeout: true})
+	}
+	if v := g.View(1); !v.Seats[0].Abandoned || v.Seats[0].Timeouts != MaxTimeouts || v.Seats[1].Abandoned {
+		t.Fatalf("after %d timeouts the view says abandoned %v (%d timeouts)", MaxTimeouts, v.Seats[0].Abandoned, v.Seats[0].Timeouts)
+	}
+	mustApply(t, g, Action{Seat: 0, Kind: Pass})
+	for !g.Finished() {
+		mustApply(t, g, Action{Seat: g.Turn(), Kind: Take})
+	}
+	// Seat 0: 3..5 = 3 points, 11-1 = 10 tokens: -7. Seat 1 took 6 with a
+	// token and then 7..26: 6 points, 12 tokens: -6. Seat 2: nothing, 11
+	// tokens: -11.
+	if got, want := g.Totals(), []int{3 - 10, 6 - 12, 0 - 11}; !slices.Equal(got, want) {
+		t.Fatalf("totals = %v, want %v", got, want)
+	}
+	want := []int{3, 2, 1}
+	if got := g.Placings(); !slices.Equal(got, want) {
+		t.Errorf("placings = %v, want %v", got, want)
+	}
+	for viewer := Spectator; viewer < 3; viewer++ {
+		if got := g.View(viewer).Placings; !slices.Equal(got, want) {
+			t.Errorf("view %d placings = %v, want %v", viewer, got, want)
+		}
+	}
+}
+
 func TestVariantDeals(t *testing.T) {
 	tests := []struct {
 		variant Variant

@@ -25,9 +25,14 @@ type View struct {
 	Legal          []ActionKind  `json:"legal"`
 	Results        []RoundResult `json:"results"`
 	Totals         []int         `json:"totals"`
-	// Placings is set once the game is over.
-	Placings []int   `json:"placings,omitempty"`
-	Events   []Event `json:"events"`
+	// Placings is set once the game is over (players who abandoned the
+	// game place last).
+	Placings []int `json:"placings,omitempty"`
+	// Events is the public log of the round in play, from its start (of the
+	// last round once the game is over): everything a player with a perfect
+	// memory knows about the round. Earlier rounds are in Results; the
+	// whole log is Game.Events.
+	Events []Event `json:"events"`
 }
 
 // SeatView is one seat as the viewer sees it.
@@ -40,6 +45,10 @@ type SeatView struct {
 	Tokens      *int `json:"tokens"`
 	TigerHeld   bool `json:"tiger_held,omitempty"`
 	TigerPlayed bool `json:"tiger_played,omitempty"`
+	// Timeouts counts the decisions made for this seat because its time
+	// ran out; at MaxTimeouts the player has abandoned the game.
+	Timeouts  int  `json:"timeouts,omitempty"`
+	Abandoned bool `json:"abandoned,omitempty"`
 }
 
 // OpenView is the spectator's view with every token count shown. It is for
@@ -73,7 +82,7 @@ func (g *Game) View(viewer int) View {
 		Seats:          make([]SeatView, len(g.players)),
 		Results:        slices.Clone(g.results),
 		Totals:         g.Totals(),
-		Events:         slices.Clone(g.events),
+		Events:         slices.Clone(g.RoundEvents()),
 	}
 	for i, p := range g.players {
 		cards := p.cards.Cards()
@@ -84,6 +93,8 @@ func (g *Game) View(viewer int) View {
 			CardPoints:  p.cards.Points(),
 			TigerHeld:   p.tigerHeld,
 			TigerPlayed: p.tigerPlayed,
+			Timeouts:    g.timeouts[i],
+			Abandoned:   g.Abandoned(i),
 		}
 		// Once the last round is scored its token counts are public.
 		if i == viewer || g.opts.OpenTokens || g.finished {
@@ -95,9 +106,7 @@ func (g *Game) View(viewer int) View {
 	if viewer != Spectator {
 		v.Legal = g.Legal(viewer)
 	}
-	if g.finished {
-		v.Placings = Placings(v.Totals)
-	}
+	v.Placings = g.Placings()
 	return v
 }
 

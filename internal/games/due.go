@@ -12,8 +12,9 @@ import (
 )
 
 // MaxTimeouts is how many decisions a player may let run out in one game;
-// at that many they have abandoned it and a bot plays their seat.
-const MaxTimeouts = 3
+// at that many they have abandoned it and a bot plays their seat. The
+// engine counts them from the log too, and places such a player last.
+const MaxTimeouts = engine.MaxTimeouts
 
 // RunDue makes every move that is due: bots whose pause is over and players
 // whose time ran out (decided for them by the heuristic bot, marked as a

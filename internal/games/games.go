@@ -545,7 +545,7 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, g db.Game, seats []db.Se
 	}
 	if eg.Finished() {
 		totals := eg.Totals()
-		placings := Placings(totals, seats)
+		placings := eg.Placings()
 		for seat, total := range totals {
 			if err := tx.SetSeatResult(ctx, g.ID, seat, total, placings[seat]); err != nil {
 				return err
@@ -610,41 +610,13 @@ func (s *Service) enqueueMails(ctx context.Context, tx *db.Tx, g db.Game, seats 
 			return err
 		}
 	}
-	remind := st.DueAt.Add(-time.Duration(g.TurnSeconds) * time.Second / 5)
-	return mail(*st.TurnUserID, db.MailReminder, remind)
+	return mail(*st.TurnUserID, db.MailReminder, ReminderAt(*st.DueAt, g.TurnSeconds))
 }
 
-// Placings ranks seats by total (ties share a placing); in a ranked game a
-// player who abandoned places last, below everyone who stayed.
-func Placings(totals []int, seats []db.Seat) []int {
-	placings := engine.Placings(totals)
-	worst := 0
-	stayed := make([]int, 0, len(totals))
-	for i, t := range totals {
-		if st := bySeat(seats, i); st != nil && st.Abandoned {
-			continue
-		}
-		stayed = append(stayed, t)
-	}
-	if len(stayed) == len(totals) {
-		return placings
-	}
-	ranked := engine.Placings(stayed)
-	k := 0
-	for i := range totals {
-		if st := bySeat(seats, i); st != nil && st.Abandoned {
-			continue
-		}
-		placings[i] = ranked[k]
-		worst = max(worst, ranked[k])
-		k++
-	}
-	for i := range totals {
-		if st := bySeat(seats, i); st != nil && st.Abandoned {
-			placings[i] = worst + 1
-		}
-	}
-	return placings
+// ReminderAt is when a correspondence player is reminded of a decision due
+// at due: when a fifth of the time for it is left.
+func ReminderAt(due time.Time, turnSeconds int) time.Time {
+	return due.Add(-time.Duration(turnSeconds) * time.Second / 5)
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }

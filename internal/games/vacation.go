@@ -59,11 +59,11 @@ func (s *Service) StartVacation(ctx context.Context, userID int64, days int) err
 		if err := tx.SetVacation(ctx, userID, db.Vacation{Until: &until, Year: now.UTC().Year(), DaysUsed: used + days}); err != nil {
 			return err
 		}
-		ids, err := tx.ShiftDeadlines(ctx, userID, until.Sub(now), now)
+		moved, err := tx.ShiftDeadlines(ctx, userID, until.Sub(now), now)
 		if err != nil {
 			return err
 		}
-		return notifyAll(ctx, tx, ids)
+		return deadlinesMoved(ctx, tx, moved, now)
 	})
 }
 
@@ -83,17 +83,26 @@ func (s *Service) EndVacation(ctx context.Context, userID int64) error {
 		if err := tx.SetVacation(ctx, userID, db.Vacation{Until: nil, Year: v.Year, DaysUsed: max(v.DaysUsed-refund, 0)}); err != nil {
 			return err
 		}
-		ids, err := tx.ShiftDeadlines(ctx, userID, -left, now)
+		moved, err := tx.ShiftDeadlines(ctx, userID, -left, now)
 		if err != nil {
 			return err
 		}
-		return notifyAll(ctx, tx, ids)
+		return deadlinesMoved(ctx, tx, moved, now)
 	})
 }
 
-func notifyAll(ctx context.Context, tx *db.Tx, ids []int64) error {
-	for _, id := range ids {
-		if err := tx.NotifyGame(ctx, id, -1); err != nil {
+// deadlinesMoved makes the reminders follow deadlines that moved, and tells
+// the tables.
+func deadlinesMoved(ctx context.Context, tx *db.Tx, moved []db.Deadline, now time.Time) error {
+	for _, d := range moved {
+		at := ReminderAt(d.DueAt, d.TurnSeconds)
+		if at.Before(now) {
+			at = now
+		}
+		if err := tx.RescheduleReminder(ctx, d.GameID, d.Version, at); err != nil {
+			return err
+		}
+		if err := tx.NotifyGame(ctx, d.GameID, -1); err != nil {
 			return err
 		}
 	}

@@ -128,9 +128,8 @@ func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game, no
 		v.Scores = st
 	}
 	if pv.Finished {
-		placings := games.Placings(pv.Totals, t.Seats)
 		for i, name := range names {
-			v.Standings = append(v.Standings, views.Standing{Place: placings[i], Name: name, Total: pv.Totals[i], Me: i == t.ViewerSeat})
+			v.Standings = append(v.Standings, views.Standing{Place: pv.Placings[i], Name: name, Total: pv.Totals[i], Me: i == t.ViewerSeat})
 		}
 		sortStandings(v.Standings)
 		v.ReplayURL = fmt.Sprintf("/games/%d/replay", g.ID)

@@ -128,18 +128,23 @@ func (s *Server) showGame(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderGamePage(c, http.StatusOK, v)
+	return s.renderGamePage(c, http.StatusOK, v, nil)
 }
 
 // renderGamePage renders a game's page, telling its stream which board the
-// page already shows.
-func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView) error {
+// page already shows. A message given here is shown above the board in this
+// very answer (the visitor may have no session to carry a flash).
+func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView, message *views.Flash) error {
 	var buf bytes.Buffer
 	if err := views.Board(v).Render(c.Request().Context(), &buf); err != nil {
 		return err
 	}
 	v.Digest = views.BoardDigest(buf.Bytes())
-	return render(c, status, views.GamePage(s.page(c, fmt.Sprintf("Game #%d", v.GameID)), v))
+	p := s.page(c, fmt.Sprintf("Game #%d", v.GameID))
+	if message != nil {
+		p.Flash = message
+	}
+	return render(c, status, views.GamePage(p, v))
 }
 
 // joinByInvite opens a private game's lobby from its invite link.
@@ -152,7 +157,7 @@ func (s *Server) joinByInvite(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderGamePage(c, http.StatusOK, v)
+	return s.renderGamePage(c, http.StatusOK, v, nil)
 }
 
 // boardFragment answers the polling fallback: 204 when the viewer's version

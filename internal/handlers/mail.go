@@ -176,8 +176,8 @@ func (s *Server) staleMove(c echo.Context, err error) error {
 		return err
 	}
 	// Above the board, not in it: the board is the stream's to replace.
-	s.setFlash(c, "error", why)
-	return s.renderGamePage(c, http.StatusConflict, v)
+	// Shown in this answer, whether or not the browser has a session.
+	return s.renderGamePage(c, http.StatusConflict, v, &views.Flash{Kind: "error", Message: why})
 }
 
 func (s *Server) notificationsView(c echo.Context, form *views.Form, vacation *views.Form) (views.NotificationsView, error) {

@@ -163,9 +163,18 @@ func TestYourTurnMail(t *testing.T) {
 	if len(moves) != 2 {
 		t.Errorf("%d moves, want 2 (one pass, one from the link)", len(moves))
 	}
+	// Mail links are opened on phones with no session on the site: the
+	// reason shows in the very answer, not on a later page.
+	if res := m.s.Client().Do(postTo(m.s.URL + u.RequestURI())); res.Status != http.StatusConflict || !strings.Contains(res.TestID("flash"), "no longer acts") || !res.Has("board") {
+		t.Errorf("the link used again from a browser without a session: %d %q", res.Status, res.TestID("flash"))
+	}
 	tampered := strings.Replace(u.RequestURI(), "k=pass", "k=take", 1)
-	if res := visitor.Do(postTo(m.s.URL + tampered)); res.Status == http.StatusSeeOther {
-		t.Error("a tampered link made a move")
+	if res := m.s.Client().Do(postTo(m.s.URL + tampered)); res.Status == http.StatusSeeOther || !strings.Contains(res.TestID("flash"), "not valid") {
+		t.Errorf("a tampered link from a browser without a session: %d %q", res.Status, res.TestID("flash"))
+	}
+	m.s.Clock.Advance(30 * 24 * time.Hour)
+	if res := m.s.Client().Do(postTo(m.s.URL + u.RequestURI())); res.Status == http.StatusSeeOther || !strings.Contains(res.TestID("flash"), "expired") {
+		t.Errorf("an expired link from a browser without a session: %d %q", res.Status, res.TestID("flash"))
 	}
 }
 

@@ -229,13 +229,23 @@ func (s *Service) yourTurn(ctx context.Context, r db.Recipient, group []db.Mail,
 	var skipped, postponed []db.Mail
 	seen := map[int64]bool{}
 	last, next := digestTimes(r.MailSettings, now)
+	var notYet []db.Mail
 	for _, m := range group {
+		// Claimed with a due one but not due itself: a turn this fresh may
+		// be played at the table within the wait, so it is not mailed yet.
+		if m.SendAfter.After(now) {
+			notYet = append(notYet, m)
+			continue
+		}
 		if m.GameID == nil || seen[*m.GameID] {
 			skipped = append(skipped, m)
 			continue
 		}
+		// Only the decision the mail was written for: once the player has
+		// acted, a later turn has a mail of its own.
 		t, err := s.games.Table(ctx, &r.ID, *m.GameID, "")
-		if err != nil || t.Game.Status != db.StatusPlaying || t.Game.TurnUserID == nil || *t.Game.TurnUserID != r.ID {
+		if err != nil || t.Game.Status != db.StatusPlaying || t.Game.TurnUserID == nil || *t.Game.TurnUserID != r.ID ||
+			(m.GameVersion != nil && *m.GameVersion != t.Game.Version) {
 			skipped = append(skipped, m)
 			continue
 		}
@@ -260,6 +270,11 @@ func (s *Service) yourTurn(ctx context.Context, r db.Recipient, group []db.Mail,
 	}
 	if len(skipped) > 0 {
 		if err := s.store.MarkMails(ctx, ids(skipped), "skipped", "not waiting, at the table, or mailed lately", now); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(notYet) > 0 {
+		if err := s.store.ReleaseMails(ctx, ids(notYet)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -384,13 +399,18 @@ func (s *Service) reminder(ctx context.Context, r db.Recipient, m db.Mail, now t
 	skip := func(why string) (*Message, error) {
 		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", why, now)
 	}
-	if onVacation(r, now) {
-		return skip("on vacation")
-	}
 	t, err := s.games.Table(ctx, &r.ID, *m.GameID, "")
 	if err != nil || t.Game.Status != db.StatusPlaying || m.GameVersion == nil || t.Game.Version != *m.GameVersion ||
 		t.Game.TurnUserID == nil || *t.Game.TurnUserID != r.ID || t.Game.DueAt == nil {
 		return skip("decided already")
+	}
+	// The reminder follows the deadline: one that moved later (a vacation)
+	// puts the reminder off with it.
+	if at := games.ReminderAt(*t.Game.DueAt, t.Game.TurnSeconds); at.After(now.Add(time.Minute)) {
+		return nil, s.store.PostponeMails(ctx, []int64{m.ID}, at)
+	}
+	if onVacation(r, now) {
+		return skip("on vacation")
 	}
 	if open, err := s.store.HasOpenStream(ctx, r.ID, t.Game.ID, now.Add(-time.Minute)); err != nil {
 		return nil, err
@@ -408,7 +428,7 @@ func (s *Service) gameOver(ctx context.Context, r db.Recipient, m db.Mail) (*Mes
 	}
 	v := mailView{Heading: fmt.Sprintf("Game #%d is over", t.Game.ID)}
 	if t.View != nil && t.View.Finished {
-		placings := games.Placings(t.View.Totals, t.Seats)
+		placings := t.View.Placings
 		names := t.SeatNames()
 		for place := 1; place <= len(names); place++ {
 			for i := range names {
