@@ -23,6 +23,7 @@ import (
 	"nothanks/internal/notify"
 	"nothanks/internal/ranked"
 	"nothanks/internal/session"
+	"nothanks/internal/watch"
 )
 
 // Session lifetimes: a session unused for a week ends, and none lasts more
@@ -39,8 +40,11 @@ type App struct {
 	Games    *games.Service
 	Ranked   *ranked.Service
 	Notify   *notify.Service
-	Broker   *live.Broker
-	Store    *db.Store
+	// Watch serves the games' event streams of this instance.
+	Watch *watch.Hub
+	// Due wakes the due-move worker.
+	Due   *live.Waker
+	Store *db.Store
 	// Workers runs the background workers that make due moves and form
 	// ranked tables; tests that drive them step by step turn them off.
 	Workers bool
@@ -80,21 +84,41 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 		}
 	}
 	n := notify.New(store, g, signer, sender, cfg.BaseURL, clk, log)
-	broker := live.NewBroker()
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Broker: broker, DB: store, Clock: clk, Log: log})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Broker: broker, Store: store, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	hub := watch.New(g.State, store, clk, log)
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, DB: store, Clock: clk, Log: log})
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Due: live.NewWaker(), Store: store, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
+// PresenceEvery is how often an instance writes who watches its games.
+const PresenceEvery = 10 * time.Second
+
 // Run runs the background jobs until ctx is done: the LISTEN connection
-// that feeds the streams, the worker that makes due moves (bots, expired
-// timers), and hourly housekeeping.
+// that feeds the streams and wakes the due-move worker, the worker that
+// makes due moves (bots, expired timers), the presence of watchers, and
+// hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(5)
+	wg.Add(6)
+	handlers := live.Handlers{
+		db.GameChannel: func(payload string) {
+			if id, ok := live.GameID(payload); ok {
+				a.Watch.Changed(id)
+			}
+		},
+		db.DueChannel: a.Due.AtPayload,
+	}
+	caughtUp := func() {
+		a.Watch.ChangedAll()
+		a.Due.Now()
+	}
+	go func() {
+		defer wg.Done()
+		a.Watch.Run(ctx, PresenceEvery)
+	}()
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
-			if err := live.Listen(ctx, a.cfg.DatabaseURL, db.GameChannel, a.Broker, a.log); err != nil {
+			if err := live.Listen(ctx, a.cfg.DatabaseURL, handlers, caughtUp, a.log); err != nil {
 				a.log.Error("listen for game changes", "err", err)
 				select {
 				case <-ctx.Done():
@@ -128,25 +152,21 @@ func (a *App) Run(ctx context.Context) {
 	wg.Wait()
 }
 
-// runDue makes due moves whenever a game changes anywhere (a bot may be
-// next) and when the earliest due time comes; a 5-second tick catches
-// anything else, such as games left due while every instance was down.
+// runDue makes due moves when the earliest due time comes. It learns of a
+// bot's coming move from the due channel (with its time: no database work
+// unless it is earlier than planned), and looks at the earliest due time
+// itself at least every 5 seconds, which finds players' deadlines (never
+// nearer than 15 seconds) and games left due while every instance was down.
 func (a *App) runDue(ctx context.Context) {
-	sub := a.Broker.SubscribeAll()
-	defer a.Broker.Unsubscribe(sub)
 	for ctx.Err() == nil {
 		if _, err := a.Games.RunDue(ctx); err != nil && ctx.Err() == nil {
 			a.log.Error("due moves", "err", err)
 		}
-		wait := 5 * time.Second
+		var planned time.Time
 		if next, err := a.Store.NextDue(ctx); err == nil && next != nil {
-			wait = min(max(next.Sub(a.clock.Now()), 20*time.Millisecond), wait)
+			planned = *next
 		}
-		select {
-		case <-ctx.Done():
-		case <-sub.C:
-		case <-time.After(wait):
-		}
+		a.Due.Wait(ctx, planned, 5*time.Second, a.clock.Now)
 	}
 }
 
@@ -212,7 +232,7 @@ func (a *App) housekeeping(ctx context.Context) {
 
 // Shutdown tells long-lived streams to close, so that the HTTP server's
 // graceful shutdown does not wait on them.
-func (a *App) Shutdown() { a.Broker.Close() }
+func (a *App) Shutdown() { a.Watch.Close() }
 
 // secretKey derives a signing key (session cookies, mailed links) from
 // SESSION_SECRET, or, when it is unset, uses a key generated once and kept

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/lib/pq"
@@ -46,32 +47,32 @@ const gameColumns = `g.id, g.creator_id, g.status, g.options, g.seats, g.public,
 
 // Seat is a row of game_seats, with the player's name.
 type Seat struct {
-	ID        int64     `db:"id"`
-	GameID    int64     `db:"game_id"`
-	Seat      *int      `db:"seat"`
-	UserID    *int64    `db:"user_id"`
-	Username  *string   `db:"username"`
-	BotLevel  *string   `db:"bot_level"`
-	JoinedAt  time.Time `db:"joined_at"`
-	Timeouts  int       `db:"timeouts"`
-	Abandoned bool      `db:"abandoned"`
-	Total     *int      `db:"total"`
-	Place     *int      `db:"place"`
+	ID        int64     `db:"id" json:"id"`
+	GameID    int64     `db:"game_id" json:"game_id"`
+	Seat      *int      `db:"seat" json:"seat"`
+	UserID    *int64    `db:"user_id" json:"user_id"`
+	Username  *string   `db:"username" json:"username"`
+	BotLevel  *string   `db:"bot_level" json:"bot_level"`
+	JoinedAt  time.Time `db:"joined_at" json:"joined_at"`
+	Timeouts  int       `db:"timeouts" json:"timeouts"`
+	Abandoned bool      `db:"abandoned" json:"abandoned"`
+	Total     *int      `db:"total" json:"total"`
+	Place     *int      `db:"place" json:"place"`
 	// VacationUntil is the player's vacation, if they are on one.
-	VacationUntil *time.Time `db:"vacation_until"`
+	VacationUntil *time.Time `db:"vacation_until" json:"vacation_until"`
 }
 
 // Move is a row of moves.
 type Move struct {
-	GameID    int64     `db:"game_id"`
-	Seq       int       `db:"seq"`
-	Round     int       `db:"round"`
-	Seat      int       `db:"seat"`
-	Kind      string    `db:"kind"`
-	Card      int       `db:"card"`
-	Pot       int       `db:"pot"`
-	Timeout   bool      `db:"timeout"`
-	CreatedAt time.Time `db:"created_at"`
+	GameID    int64     `db:"game_id" json:"game_id"`
+	Seq       int       `db:"seq" json:"seq"`
+	Round     int       `db:"round" json:"round"`
+	Seat      int       `db:"seat" json:"seat"`
+	Kind      string    `db:"kind" json:"kind"`
+	Card      int       `db:"card" json:"card"`
+	Pot       int       `db:"pot" json:"pot"`
+	Timeout   bool      `db:"timeout" json:"timeout"`
+	CreatedAt time.Time `db:"created_at" json:"created_at"`
 }
 
 // Round is a scored round.
@@ -263,28 +264,74 @@ func (t *Tx) SetGameState(ctx context.Context, gameID int64, prev int, st GameSt
 	return n == 1, nil
 }
 
-// AppendMoves adds moves to the log.
-func (t *Tx) AppendMoves(ctx context.Context, ms []Move) error {
-	for _, m := range ms {
-		if _, err := t.tx.NamedExecContext(ctx, `
-			INSERT INTO moves (game_id, seq, round, seat, kind, card, pot, timeout, created_at)
-			VALUES (:game_id, :seq, :round, :seat, :kind, :card, :pot, :timeout, :created_at)`, m); err != nil {
-			return fmt.Errorf("db: append move %d of game %d: %w", m.Seq, m.GameID, err)
-		}
+// MoveWrite is everything one move changes in a game's rows.
+type MoveWrite struct {
+	Move Move
+	// Round is the round the move ended, scored; nil when it ended none.
+	Round *Round
+	// Prev is the version the move was made on.
+	Prev  int
+	State GameState
+	// WakeDue, when set, wakes the due-move workers for a machine's move
+	// at that time (a bot or an abandoned seat is next).
+	WakeDue *time.Time
+}
+
+// RecordMove writes a move in one statement: the move into the log, the
+// round it ended, the game row's new state (provided its version is still
+// w.Prev), and the notifications of the change to every instance once the
+// transaction commits. It reports false when the version had moved on.
+func (t *Tx) RecordMove(ctx context.Context, w MoveWrite) (bool, error) {
+	m := w.Move
+	var roundNo *int
+	var result *string
+	if w.Round != nil {
+		roundNo = &w.Round.Round
+		r := string(w.Round.Result)
+		result = &r
 	}
-	return nil
+	var due *string
+	if w.WakeDue != nil {
+		d := strconv.FormatInt(w.WakeDue.UnixMilli(), 10)
+		due = &d
+	}
+	st := w.State
+	// pg_notify returns void: each is cast to text so that both run.
+	var ok []struct {
+		Game *string `db:"game"`
+		Due  *string `db:"due"`
+	}
+	err := sel(ctx, t.tx, &ok, `
+		WITH m AS (
+			INSERT INTO moves (game_id, seq, round, seat, kind, card, pot, timeout, created_at)
+			VALUES ($1, $3, $10, $11, $12, $13, $14, $15, $9)
+		), r AS (
+			INSERT INTO rounds (game_id, round, result, finished_at)
+			SELECT $1, $16::int, $17::text::jsonb, $9 WHERE $16::int IS NOT NULL
+		)
+		UPDATE games SET version = $3, status = $4, turn_seat = $5, turn_user_id = $6, due_at = $7,
+			finished_at = COALESCE($8, finished_at), updated_at = $9
+		WHERE id = $1 AND version = $2
+		RETURNING pg_notify('`+GameChannel+`', $1::text || ':' || $3::text)::text AS game,
+			CASE WHEN $18::text IS NOT NULL THEN pg_notify('`+DueChannel+`', $18::text)::text END AS due`,
+		m.GameID, w.Prev, st.Version, st.Status, st.TurnSeat, st.TurnUserID, st.DueAt, st.FinishedAt, st.UpdatedAt,
+		m.Round, m.Seat, m.Kind, m.Card, m.Pot, m.Timeout, roundNo, result, due)
+	if err != nil {
+		return false, fmt.Errorf("db: record move %d of game %d: %w", m.Seq, m.GameID, err)
+	}
+	return len(ok) == 1, nil
 }
 
-// AddRound stores a scored round.
-func (t *Tx) AddRound(ctx context.Context, r Round) error {
-	return exec(ctx, t.tx, "add round", `INSERT INTO rounds (game_id, round, result, finished_at) VALUES ($1, $2, $3, $4)`,
-		r.GameID, r.Round, r.Result, r.FinishedAt)
-}
-
-// SetSeatResult stores a seat's final total and placing.
-func (t *Tx) SetSeatResult(ctx context.Context, gameID int64, seat, total, placing int) error {
-	return exec(ctx, t.tx, "set seat result", `UPDATE game_seats SET total = $3, place = $4 WHERE game_id = $1 AND seat = $2`,
-		gameID, seat, total, placing)
+// SetSeatResults stores every seat's final total and placing, by seat.
+func (t *Tx) SetSeatResults(ctx context.Context, gameID int64, totals, placings []int) error {
+	seats := make([]int, len(totals))
+	for i := range seats {
+		seats[i] = i
+	}
+	return exec(ctx, t.tx, "set seat results", `
+		UPDATE game_seats s SET total = v.total, place = v.place
+		FROM unnest($2::int[], $3::int[], $4::int[]) AS v(seat, total, place)
+		WHERE s.game_id = $1 AND s.seat = v.seat`, gameID, pq.Array(seats), pq.Array(totals), pq.Array(placings))
 }
 
 // AddTimeout counts a timeout against a seat and returns the new count.
@@ -308,8 +355,21 @@ func (t *Tx) NotifyGame(ctx context.Context, gameID int64, version int) error {
 	return exec(ctx, t.tx, "notify", `SELECT pg_notify($1, $2)`, GameChannel, fmt.Sprintf("%d:%d", gameID, version))
 }
 
-// GameChannel is the LISTEN/NOTIFY channel of game changes.
+// NotifyDue wakes the due-move workers of every instance, once the
+// transaction commits, for a machine's move due at at.
+func (t *Tx) NotifyDue(ctx context.Context, at time.Time) error {
+	return exec(ctx, t.tx, "notify due", `SELECT pg_notify($1, $2)`, DueChannel, strconv.FormatInt(at.UnixMilli(), 10))
+}
+
+// GameChannel is the LISTEN/NOTIFY channel of game changes, payload
+// "id:version": the event streams of every instance listen to it.
 const GameChannel = "game_changed"
+
+// DueChannel is the LISTEN/NOTIFY channel that wakes the due-move workers,
+// payload the due time in Unix milliseconds. It is sent only when a machine
+// moves next (soon): players' deadlines are far enough away for the
+// workers' own look at the earliest due time to find them.
+const DueChannel = "game_due"
 
 // DueGames locks up to limit playing games whose due time has passed,
 // skipping games another instance holds, so each is handled once.
@@ -369,7 +429,8 @@ func (s *Store) OpenGames(ctx context.Context, limit int) ([]GameSummary, error)
 func (s *Store) LiveGames(ctx context.Context, seenSince time.Time, limit int) ([]GameSummary, error) {
 	var out []GameSummary
 	err := sel(ctx, s.DB, &out, `SELECT `+summaryColumns+`, NULL::int AS my_seat, NULL::int AS my_placing,
-		(SELECT count(*) FROM presence p WHERE p.game_id = g.id AND p.seen_at > $1) AS watchers
+		(SELECT COALESCE(sum(p.streams), 0) FROM stream_presence p WHERE p.game_id = g.id AND p.seen_at > $1
+		  AND (p.user_id = 0 OR NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = p.user_id))) AS watchers
 		FROM games g WHERE g.status = 'playing' AND g.public ORDER BY g.updated_at DESC LIMIT $2`, seenSince, limit)
 	if err != nil {
 		return nil, fmt.Errorf("db: live games: %w", err)

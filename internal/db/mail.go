@@ -151,7 +151,7 @@ func (s *Store) MailsTo(ctx context.Context, userID int64) ([]Mail, error) {
 // seen since since (they are at the table, so no mail is needed).
 func (s *Store) HasOpenStream(ctx context.Context, userID, gameID int64, since time.Time) (bool, error) {
 	var ok bool
-	err := get(ctx, s.DB, &ok, `SELECT EXISTS (SELECT 1 FROM presence WHERE user_id = $1 AND game_id = $2 AND seen_at > $3)`, userID, gameID, since)
+	err := get(ctx, s.DB, &ok, `SELECT EXISTS (SELECT 1 FROM stream_presence WHERE user_id = $1 AND game_id = $2 AND seen_at > $3)`, userID, gameID, since)
 	if err != nil {
 		return false, fmt.Errorf("db: open stream: %w", err)
 	}

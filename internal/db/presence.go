@@ -2,34 +2,70 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/lib/pq"
 )
 
-// SeePresence records that an event stream on a game is open.
-func (s *Store) SeePresence(ctx context.Context, streamID string, gameID int64, userID *int64, at time.Time) error {
-	return exec(ctx, s.DB, "see presence", `
-		INSERT INTO presence (stream_id, game_id, user_id, seen_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (stream_id) DO UPDATE SET seen_at = EXCLUDED.seen_at`, streamID, gameID, userID, at)
+// Presence is how many event streams a user (0: visitors) has open on a
+// game in one instance.
+type Presence struct {
+	GameID  int64
+	UserID  int64
+	Streams int
 }
 
-// EndPresence removes a closed stream.
-func (s *Store) EndPresence(ctx context.Context, streamID string) error {
-	return exec(ctx, s.DB, "end presence", `DELETE FROM presence WHERE stream_id = $1`, streamID)
+// SavePresence replaces an instance's presence rows with rows, seen at at,
+// in one transaction (an instance that watches nothing passes none).
+func (s *Store) SavePresence(ctx context.Context, instance string, rows []Presence, at time.Time) error {
+	gamesIDs := make([]int64, len(rows))
+	users := make([]int64, len(rows))
+	streams := make([]int64, len(rows))
+	for i, r := range rows {
+		gamesIDs[i], users[i], streams[i] = r.GameID, r.UserID, int64(r.Streams)
+	}
+	return s.Tx(ctx, func(tx *Tx) error {
+		if err := exec(ctx, tx.tx, "clear presence", `DELETE FROM stream_presence WHERE instance = $1`, instance); err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		// Games deleted meanwhile are left out rather than failing the rest.
+		return exec(ctx, tx.tx, "save presence", `
+			INSERT INTO stream_presence (instance, game_id, user_id, streams, seen_at)
+			SELECT $1, v.game_id, v.user_id, v.streams, $5
+			FROM unnest($2::bigint[], $3::bigint[], $4::int[]) AS v(game_id, user_id, streams)
+			WHERE EXISTS (SELECT 1 FROM games g WHERE g.id = v.game_id)`,
+			instance, pq.Array(gamesIDs), pq.Array(users), pq.Array(streams), at)
+	})
 }
 
-// Watchers counts the people (streams of users not seated, and visitors)
-// watching a game, seen since since.
-func (s *Store) Watchers(ctx context.Context, gameID int64, since time.Time) (int, error) {
-	var n int
-	err := get(ctx, s.DB, &n, `
-		SELECT count(*) FROM presence p
-		WHERE p.game_id = $1 AND p.seen_at > $2
-		  AND (p.user_id IS NULL OR NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = p.game_id AND s.user_id = p.user_id))`,
-		gameID, since)
-	return n, err
+// WatcherCounts counts, for each of the games, the streams of people
+// watching it (visitors and users not seated at it) in every instance seen
+// since since. Games nobody watches are absent.
+func (s *Store) WatcherCounts(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]int, error) {
+	var rows []struct {
+		GameID int64 `db:"game_id"`
+		N      int   `db:"n"`
+	}
+	err := sel(ctx, s.DB, &rows, `
+		SELECT p.game_id, sum(p.streams)::int AS n FROM stream_presence p
+		WHERE p.game_id = ANY($1) AND p.seen_at > $2
+		  AND (p.user_id = 0 OR NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = p.game_id AND s.user_id = p.user_id))
+		GROUP BY p.game_id`, pq.Array(gameIDs), since)
+	if err != nil {
+		return nil, fmt.Errorf("db: watcher counts: %w", err)
+	}
+	out := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		out[r.GameID] = r.N
+	}
+	return out, nil
 }
 
-// DeleteStalePresence removes streams not seen since before.
+// DeleteStalePresence removes the rows of instances not seen since before.
 func (s *Store) DeleteStalePresence(ctx context.Context, before time.Time) error {
-	return exec(ctx, s.DB, "delete stale presence", `DELETE FROM presence WHERE seen_at < $1`, before)
+	return exec(ctx, s.DB, "delete stale presence", `DELETE FROM stream_presence WHERE seen_at < $1`, before)
 }

@@ -36,7 +36,7 @@ func TestBrowserCatchesUpWhenTheStreamDrops(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(fmt.Sprintf("%s/games/%d", s.URL, id)), chromedp.WaitVisible(byTestID("active-card")))
 	before := boardVersion(t, ctx)
 
-	s.App.Broker.Close() // every stream ends now, and new ones end at once
+	s.App.Watch.Close() // every stream ends now, and new ones end at once
 	version := view["view"].(map[string]any)["version"]
 	if st, body := api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/take", id), map[string]any{"version": version}); st != http.StatusOK {
 		t.Fatalf("take: %d %v", st, body)

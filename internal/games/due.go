@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"slices"
 
 	"nothanks/internal/db"
 	"nothanks/internal/engine"
@@ -44,18 +45,17 @@ func (s *Service) RunDue(ctx context.Context) (int, error) {
 	return n, ctx.Err()
 }
 
-// moveFor makes the due move of a locked game.
+// moveFor makes the due move of a game claimed for it.
 func (s *Service) moveFor(ctx context.Context, tx *db.Tx, gameID int64) error {
-	g, seats, err := lockWithSeats(ctx, tx, gameID)
+	st, err := s.lock(ctx, tx, gameID)
 	if err != nil {
 		return err
 	}
-	eg, err := s.replayLocked(ctx, tx, g)
-	if err != nil {
-		return err
+	if st.eg == nil || st.eg.Finished() {
+		return nil
 	}
-	turn := eg.Turn()
-	seat := bySeat(seats, turn)
+	turn := st.eg.Turn()
+	seat := bySeat(st.Seats, turn)
 	if seat == nil {
 		return fmt.Errorf("games: game %d has no seat %d", gameID, turn)
 	}
@@ -72,7 +72,7 @@ func (s *Service) moveFor(ctx context.Context, tx *db.Tx, gameID int64) error {
 			return err
 		}
 		now := s.clock.Now()
-		version := g.Version + 1
+		version := st.Game.Version + 1
 		if err := tx.EnqueueMail(ctx, db.Mail{UserID: *seat.UserID, Kind: db.MailTimedOut, GameID: &gameID, GameVersion: &version, SendAfter: now, CreatedAt: now}); err != nil {
 			return err
 		}
@@ -80,15 +80,17 @@ func (s *Service) moveFor(ctx context.Context, tx *db.Tx, gameID int64) error {
 			if err := tx.MarkAbandoned(ctx, gameID, turn); err != nil {
 				return err
 			}
-			seat.Abandoned = true
+			seats := slices.Clone(st.Seats)
+			bySeat(seats, turn).Abandoned = true
+			st = &State{Game: st.Game, Seats: seats, Options: st.Options, eg: st.eg}
 		}
 	}
 	b, err := bot.New(level)
 	if err != nil {
 		return err
 	}
-	kind := b.Decide(eg.View(turn), mrand.New(mrand.NewPCG(uint64(g.Seed), uint64(g.Version))))
-	err = s.apply(ctx, tx, g, seats, eg, engine.Action{Seat: turn, Kind: kind, Timeout: timeout})
+	kind := b.Decide(st.eg.View(turn), mrand.New(mrand.NewPCG(uint64(st.Game.Seed), uint64(st.Game.Version))))
+	_, err = s.apply(ctx, tx, st, engine.Action{Seat: turn, Kind: kind, Timeout: timeout})
 	if errors.Is(err, ErrStale) {
 		return nil
 	}

@@ -177,7 +177,7 @@ func randomSeed() (int64, error) {
 func lockOpen(ctx context.Context, tx *db.Tx, gameID int64) (db.Game, []db.Seat, error) {
 	g, err := tx.GameForUpdate(ctx, gameID)
 	if errors.Is(err, db.ErrNotFound) {
-		return db.Game{}, nil, errNoGame
+		return db.Game{}, nil, ErrNoGame
 	}
 	if err != nil {
 		return db.Game{}, nil, err
@@ -189,7 +189,9 @@ func lockOpen(ctx context.Context, tx *db.Tx, gameID int64) (db.Game, []db.Seat,
 	return g, seats, err
 }
 
-var errNoGame = apperr.E(apperr.NotFound, "There is no such game.")
+// ErrNoGame answers a game that does not exist, or that the viewer may not
+// see (a private game is not shown to exist).
+var ErrNoGame = apperr.E(apperr.NotFound, "There is no such game.")
 
 // Join seats a user in an open game. A private game needs its invite code.
 // A game that becomes full starts.
@@ -200,7 +202,7 @@ func (s *Service) Join(ctx context.Context, userID, gameID int64, code string) e
 			return err
 		}
 		if !g.Public && code != g.InviteCode {
-			return errNoGame
+			return ErrNoGame
 		}
 		if seatOf(seats, userID) != nil {
 			return apperr.E(apperr.Conflict, "You are already at this table.")
@@ -344,6 +346,11 @@ func (s *Service) start(ctx context.Context, tx *db.Tx, g db.Game, now time.Time
 	if err := s.enqueueMails(ctx, tx, g, seats, st, -1, now); err != nil {
 		return err
 	}
+	if st.TurnUserID == nil && st.DueAt != nil {
+		if err := tx.NotifyDue(ctx, *st.DueAt); err != nil {
+			return err
+		}
+	}
 	return tx.NotifyGame(ctx, g.ID, g.Version)
 }
 
@@ -356,23 +363,6 @@ func options(g db.Game) (engine.Options, error) {
 	}
 	o.Players = g.Seats
 	return o, nil
-}
-
-// rebuild replays a started game's move log over the deals of its seed.
-func rebuild(g db.Game, moves []db.Move) (*engine.Game, error) {
-	o, err := options(g)
-	if err != nil {
-		return nil, err
-	}
-	actions := make([]engine.Action, len(moves))
-	for i, m := range moves {
-		actions[i] = engine.Action{Seat: m.Seat, Kind: engine.ActionKind(m.Kind), Timeout: m.Timeout}
-	}
-	eg, err := engine.Replay(o, engine.SetupFromSeed(o, uint64(g.Seed)), actions)
-	if err != nil {
-		return nil, fmt.Errorf("games: rebuild game %d: %w", g.ID, err)
-	}
-	return eg, nil
 }
 
 func seatOf(seats []db.Seat, userID int64) *db.Seat {
@@ -451,24 +441,26 @@ func actionError(err error) error {
 // longer current: a double click, a second tab, a replayed request.
 var ErrStale = apperr.E(apperr.Conflict, "The table moved on since you looked at it, so your move was not made. Here is the table as it is now.")
 
-// Act applies a player's action to the version of the game they saw.
-func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, kind engine.ActionKind) error {
+// Act applies a player's action to the version of the game they saw, and
+// returns the game as it is after the move.
+func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, kind engine.ActionKind) (*State, error) {
 	if kind != engine.Take && kind != engine.Pass && kind != engine.LayTiger {
-		return apperr.E(apperr.Invalid, "Unknown move %q: take, pass or tiger.", kind)
+		return nil, apperr.E(apperr.Invalid, "Unknown move %q: take, pass or tiger.", kind)
 	}
-	return s.store.Tx(ctx, func(tx *db.Tx) error {
-		g, seats, err := lockWithSeats(ctx, tx, gameID)
+	var after *State
+	err := s.store.Tx(ctx, func(tx *db.Tx) error {
+		st, err := s.lock(ctx, tx, gameID)
 		if err != nil {
 			return err
 		}
-		me := seatOf(seats, userID)
+		me := seatOf(st.Seats, userID)
 		if me == nil {
-			if !g.Public {
-				return errNoGame
+			if !st.Game.Public {
+				return ErrNoGame
 			}
 			return apperr.E(apperr.Forbidden, "You are not playing in this game.")
 		}
-		switch g.Status {
+		switch st.Game.Status {
 		case db.StatusOpen:
 			return apperr.E(apperr.Conflict, "The game has not started yet.")
 		case db.StatusFinished, db.StatusCancelled:
@@ -477,103 +469,83 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 		if me.Abandoned {
 			return apperr.E(apperr.Forbidden, "You let your time run out %d times, so a bot plays your seat to the end of this game.", MaxTimeouts)
 		}
-		if version != g.Version {
+		if version != st.Game.Version {
 			return ErrStale
 		}
-		eg, err := s.replayLocked(ctx, tx, g)
-		if err != nil {
-			return err
-		}
-		return s.apply(ctx, tx, g, seats, eg, engine.Action{Seat: *me.Seat, Kind: kind})
+		after, err = s.apply(ctx, tx, st, engine.Action{Seat: *me.Seat, Kind: kind})
+		return err
 	})
-}
-
-// lockWithSeats locks a game's row and loads its seats.
-func lockWithSeats(ctx context.Context, tx *db.Tx, gameID int64) (db.Game, []db.Seat, error) {
-	g, err := tx.GameForUpdate(ctx, gameID)
-	if errors.Is(err, db.ErrNotFound) {
-		return db.Game{}, nil, errNoGame
-	}
-	if err != nil {
-		return db.Game{}, nil, err
-	}
-	seats, err := tx.Seats(ctx, gameID)
-	return g, seats, err
-}
-
-// replayLocked returns a locked game's engine state for changing: a clone
-// of the cached game at the row's version, or else rebuilt from the log.
-func (s *Service) replayLocked(ctx context.Context, tx *db.Tx, g db.Game) (*engine.Game, error) {
-	if eg := s.cache.get(g.ID, g.Version); eg != nil {
-		return eg.Clone(), nil
-	}
-	moves, err := tx.Moves(ctx, g.ID)
 	if err != nil {
 		return nil, err
 	}
-	return rebuild(g, moves)
+	return after, nil
 }
 
-// apply applies one action inside the transaction: the engine decides, the
-// move goes into the log, a finished round and the final placings are
-// stored, the game row moves on, and the other instances are told.
-func (s *Service) apply(ctx context.Context, tx *db.Tx, g db.Game, seats []db.Seat, eg *engine.Game, a engine.Action) error {
+// apply applies one action to a locked game inside the transaction: the
+// engine decides; the move, the round it may end and the game row's new
+// state are written in one statement that also tells the other instances;
+// a finished game's placings, ratings and mails follow. It returns the
+// state after the move, which enters the cache once committed.
+func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Action) (*State, error) {
+	g, seats := st.Game, slices.Clone(st.Seats)
+	eg := st.eg.Clone()
 	before := len(eg.Events())
 	prevTurn := eg.Turn()
 	if err := eg.Apply(a); err != nil {
-		return actionError(err)
+		return nil, actionError(err)
 	}
 	now := s.clock.Now()
-	var move db.Move
+	w := db.MoveWrite{Prev: g.Version}
 	for _, e := range eg.Events()[before:] {
 		switch e.Kind {
 		case engine.EventPass, engine.EventTake, engine.EventTiger:
-			move = db.Move{GameID: g.ID, Seq: eg.Version(), Round: e.Round, Seat: e.Seat, Kind: string(a.Kind), Card: e.Card, Pot: e.Tokens, Timeout: a.Timeout, CreatedAt: now}
+			w.Move = db.Move{GameID: g.ID, Seq: eg.Version(), Round: e.Round, Seat: e.Seat, Kind: string(a.Kind), Card: e.Card, Pot: e.Tokens, Timeout: a.Timeout, CreatedAt: now}
 		case engine.EventRoundEnd:
-			res := eg.Results()[e.Round-1]
-			raw, err := json.Marshal(res)
+			raw, err := json.Marshal(eg.Results()[e.Round-1])
 			if err != nil {
-				return fmt.Errorf("games: encode round: %w", err)
+				return nil, fmt.Errorf("games: encode round: %w", err)
 			}
-			if err := tx.AddRound(ctx, db.Round{GameID: g.ID, Round: e.Round, Result: raw, FinishedAt: now}); err != nil {
-				return err
-			}
+			w.Round = &db.Round{GameID: g.ID, Round: e.Round, Result: raw, FinishedAt: now}
 		}
 	}
-	if err := tx.AppendMoves(ctx, []db.Move{move}); err != nil {
-		return err
+	w.State = s.nextState(g, seats, eg, now)
+	if w.State.TurnUserID == nil && w.State.DueAt != nil {
+		w.WakeDue = w.State.DueAt
+	}
+	ok, err := tx.RecordMove(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, ErrStale
 	}
 	if eg.Finished() {
-		totals := eg.Totals()
 		placings := eg.Placings()
-		for seat, total := range totals {
-			if err := tx.SetSeatResult(ctx, g.ID, seat, total, placings[seat]); err != nil {
-				return err
+		if err := tx.SetSeatResults(ctx, g.ID, eg.Totals(), placings); err != nil {
+			return nil, err
+		}
+		for i := range seats {
+			if n := seats[i].Seat; n != nil {
+				t, p := eg.Totals()[*n], placings[*n]
+				seats[i].Total, seats[i].Place = &t, &p
 			}
 		}
 		if g.Ranked {
 			if err := s.rate(ctx, tx, g, seats, placings, now); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	st := s.nextState(g, seats, eg, now)
-	ok, err := tx.SetGameState(ctx, g.ID, g.Version, st)
-	if err != nil {
-		return err
+	if err := s.enqueueMails(ctx, tx, g, seats, w.State, prevTurn, now); err != nil {
+		return nil, err
 	}
-	if !ok {
-		return ErrStale
-	}
-	if err := s.enqueueMails(ctx, tx, g, seats, st, prevTurn, now); err != nil {
-		return err
-	}
-	if err := tx.NotifyGame(ctx, g.ID, eg.Version()); err != nil {
-		return err
+	g.Version, g.Status, g.TurnSeat, g.TurnUserID, g.DueAt, g.UpdatedAt = w.State.Version, w.State.Status, w.State.TurnSeat, w.State.TurnUserID, w.State.DueAt, now
+	if w.State.FinishedAt != nil {
+		g.FinishedAt = w.State.FinishedAt
 	}
 	// Kept only once committed, so a rolled-back move is never cached.
 	tx.AfterCommit(func() { s.cache.put(g.ID, eg) })
-	return nil
+	return &State{Game: g, Seats: seats, Options: st.Options, eg: eg}, nil
 }
 
 // YourTurnDelay is how long a "your turn" mail waits before it is sent, so

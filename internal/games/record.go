@@ -63,17 +63,18 @@ type RoundResult struct {
 
 // Record returns a finished game's record for a viewer who may see it.
 func (s *Service) Record(ctx context.Context, viewerID *int64, gameID int64) (*Record, *engine.Game, error) {
-	t, err := s.Table(ctx, viewerID, gameID, "")
+	st, err := s.load(ctx, gameID)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := st.Table(viewerID, "")
 	if err != nil {
 		return nil, nil, err
 	}
 	if t.Game.Status != db.StatusFinished {
 		return nil, nil, apperr.E(apperr.Conflict, "The record is ready when the game is over.")
 	}
-	eg, err := s.engineGame(ctx, t.Game)
-	if err != nil {
-		return nil, nil, err
-	}
+	eg := st.eg
 	r := &Record{Game: t.Game.ID, Options: t.Options, Ranked: t.Game.Ranked, Pace: t.Game.Pace, StartedAt: t.Game.StartedAt, FinishedAt: t.Game.FinishedAt}
 	for _, st := range t.Seats {
 		p := RecordPlayer{Seat: *st.Seat, Name: Name(st), Abandoned: st.Abandoned}
@@ -119,25 +120,31 @@ func (s *Service) Record(ctx context.Context, viewerID *int64, gameID int64) (*R
 // actions, every token count shown (the game is over), and the number of
 // steps there are.
 func (s *Service) ReplayStep(ctx context.Context, viewerID *int64, gameID int64, step int) (*Table, int, error) {
-	t, err := s.Table(ctx, viewerID, gameID, "")
+	st, err := s.load(ctx, gameID)
+	if err != nil {
+		return nil, 0, err
+	}
+	t, err := st.Table(viewerID, "")
 	if err != nil {
 		return nil, 0, err
 	}
 	if t.Game.Status != db.StatusFinished {
 		return nil, 0, apperr.E(apperr.Conflict, "The replay is ready when the game is over.")
 	}
-	moves, err := s.store.Moves(ctx, gameID)
-	if err != nil {
-		return nil, 0, apperr.Wrap(err, apperr.Internal, "could not load the moves")
+	var actions []engine.Action
+	for _, e := range st.eg.Events() {
+		if a, ok := e.Action(); ok {
+			actions = append(actions, a)
+		}
 	}
-	total := len(moves)
-	step = min(max(step, 0), total)
-	eg, err := rebuild(t.Game, moves[:step])
+	step = min(max(step, 0), len(actions))
+	eg, err := engine.Replay(st.Options, engine.SetupFromSeed(st.Options, uint64(st.Game.Seed)), actions[:step])
 	if err != nil {
 		return nil, 0, apperr.Wrap(err, apperr.Internal, "could not rebuild the game")
 	}
 	v := eg.OpenView()
 	t.View = &v
+	t.eg = eg
 	t.ViewerSeat = engine.Spectator
-	return t, total, nil
+	return t, len(actions), nil
 }

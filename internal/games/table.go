@@ -21,80 +21,37 @@ type Table struct {
 	// Seated reports whether the viewer holds a seat (before the start too).
 	Seated bool
 	// View is the projection for the viewer; nil before the start.
-	View     *engine.View
-	Watchers int
+	View *engine.View
+	eg   *engine.Game
+}
+
+// Log is the whole public event log (nil before the start); the View holds
+// only the round in play.
+func (t *Table) Log() []engine.Event {
+	if t.eg == nil {
+		return nil
+	}
+	return t.eg.Events()
 }
 
 // WatchWindow is how recently a stream must have been seen to count.
 const WatchWindow = time.Minute
 
-// Table loads a game for a viewer (nil: a visitor). A private game is seen
-// only by its players and by those who hold its invite code; to anyone else
-// it does not exist.
+// Table loads a game for a viewer (nil: a visitor) in one read. A private
+// game is seen only by its players and by those who hold its invite code;
+// to anyone else it does not exist.
 func (s *Service) Table(ctx context.Context, viewerID *int64, gameID int64, code string) (*Table, error) {
-	g, err := s.store.Game(ctx, gameID)
-	if errors.Is(err, db.ErrNotFound) {
-		return nil, errNoGame
-	}
+	st, err := s.load(ctx, gameID)
 	if err != nil {
-		return nil, apperr.Wrap(err, apperr.Internal, "could not load the game")
+		return nil, err
 	}
-	seats, err := s.store.Seats(ctx, gameID)
-	if err != nil {
-		return nil, apperr.Wrap(err, apperr.Internal, "could not load the seats")
-	}
-	t := &Table{Game: g, Seats: seats, ViewerSeat: engine.Spectator}
-	if viewerID != nil {
-		if me := seatOf(seats, *viewerID); me != nil {
-			t.Seated = true
-			if me.Seat != nil {
-				t.ViewerSeat = *me.Seat
-			}
-		}
-	}
-	if !g.Public && !t.Seated && code != g.InviteCode {
-		return nil, errNoGame
-	}
-	if t.Options, err = options(g); err != nil {
-		return nil, apperr.Wrap(err, apperr.Internal, "could not read the options")
-	}
-	if g.Status == db.StatusPlaying || g.Status == db.StatusFinished {
-		eg, err := s.engineGame(ctx, g)
-		if err != nil {
-			return nil, err
-		}
-		v := eg.View(t.ViewerSeat)
-		t.View = &v
-	}
-	if g.Status == db.StatusPlaying {
-		t.Watchers, err = s.store.Watchers(ctx, gameID, s.clock.Now().Add(-WatchWindow))
-		if err != nil {
-			return nil, apperr.Wrap(err, apperr.Internal, "could not count watchers")
-		}
-	}
-	return t, nil
+	return st.Table(viewerID, code)
 }
 
-// engineGame returns a started game's engine state (read only): cached at
-// the row's version, or rebuilt from the move log and cached.
-func (s *Service) engineGame(ctx context.Context, g db.Game) (*engine.Game, error) {
-	if eg := s.cache.get(g.ID, g.Version); eg != nil {
-		return eg, nil
-	}
-	moves, err := s.store.Moves(ctx, g.ID)
-	if err != nil {
-		return nil, apperr.Wrap(err, apperr.Internal, "could not load the moves")
-	}
-	eg, err := rebuild(g, moves)
-	if err != nil {
-		return nil, apperr.Wrap(err, apperr.Internal, "could not rebuild the game")
-	}
-	// Only a log as long as the row says is the state at that version (a
-	// move may commit between reading the row and reading the log).
-	if eg.Version() == g.Version {
-		s.cache.put(g.ID, eg)
-	}
-	return eg, nil
+// State loads a game as of its current version in one read, for whoever
+// projects it for several viewers (the event streams).
+func (s *Service) State(ctx context.Context, gameID int64) (*State, error) {
+	return s.load(ctx, gameID)
 }
 
 // Name is the name shown for a seat: the player's, or the bot's level.

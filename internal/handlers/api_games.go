@@ -84,8 +84,12 @@ type apiTable struct {
 	YourTurn bool       `json:"your_turn"`
 	Deadline *time.Time `json:"deadline,omitempty"`
 	// View is the projection for you (null before the start): your own
-	// tokens only, never the deck or the removed cards.
+	// tokens only, never the deck or the removed cards. Its events are the
+	// last RecentEvents of the round in play (all of the game's with
+	// ?log=full).
 	View *engine.View `json:"view"`
+	// EventsOmitted counts the round's earlier events left out of view.events.
+	EventsOmitted int `json:"events_omitted,omitempty"`
 }
 
 type apiPlayer struct {
@@ -94,11 +98,26 @@ type apiPlayer struct {
 	Bot  string `json:"bot,omitempty"`
 }
 
-func (s *Server) apiTableOf(t *games.Table) apiTable {
+// RecentEvents is how much of the round's log an API answer carries by
+// default, so that answers do not grow with the game; ?log=full asks for
+// the whole game's log.
+const RecentEvents = 40
+
+func (s *Server) apiTableOf(t *games.Table, fullLog bool) apiTable {
 	g := t.Game
 	out := apiTable{
 		ID: g.ID, URL: fmt.Sprintf("%s/games/%d", s.cfg.BaseURL, g.ID), Status: g.Status, Version: g.Version,
 		Options: t.Options, Public: g.Public, Ranked: g.Ranked, Pace: g.Pace, TurnSeconds: g.TurnSeconds, View: t.View,
+	}
+	if t.View != nil {
+		v := *t.View
+		if fullLog {
+			v.Events = t.Log()
+		} else if n := len(v.Events); n > RecentEvents {
+			out.EventsOmitted = n - RecentEvents
+			v.Events = v.Events[n-RecentEvents:]
+		}
+		out.View = &v
 	}
 	for _, st := range t.Seats {
 		p := apiPlayer{Seat: st.Seat, Name: games.Name(st)}
@@ -166,7 +185,7 @@ func (s *Server) apiShow(c echo.Context, id int64, status int) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(status, s.apiTableOf(t))
+	return c.JSON(status, s.apiTableOf(t, c.QueryParam("log") == "full"))
 }
 
 func (s *Server) apiGetGame(c echo.Context) error {
@@ -183,8 +202,10 @@ type apiBody struct {
 	Level   string `json:"level"`
 }
 
-// apiDo runs a lobby or table use case and answers with the caller's view.
-func (s *Server) apiDo(do func(c echo.Context, userID, gameID int64, body apiBody) error) echo.HandlerFunc {
+// apiDo runs a lobby or table use case and answers with the caller's view:
+// the game as the use case left it when it returns it (a move), else read
+// again.
+func (s *Server) apiDo(do func(c echo.Context, userID, gameID int64, body apiBody) (*games.State, error)) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := gameID(c)
 		if err != nil {
@@ -196,17 +217,31 @@ func (s *Server) apiDo(do func(c echo.Context, userID, gameID int64, body apiBod
 				return apperr.E(apperr.Invalid, "The body is not valid JSON.")
 			}
 		}
-		if err := do(c, apiUser(c).ID, id, body); err != nil {
+		u := apiUser(c)
+		after, err := do(c, u.ID, id, body)
+		if err != nil {
 			return err
 		}
-		return s.apiShow(c, id, http.StatusOK)
+		if after == nil {
+			return s.apiShow(c, id, http.StatusOK)
+		}
+		t, err := after.Table(&u.ID, "")
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, s.apiTableOf(t, c.QueryParam("log") == "full"))
 	}
 }
 
+// apiLobby adapts a lobby use case, which returns no state, to apiDo.
+func apiLobby(do func(c echo.Context, userID, gameID int64, body apiBody) error) func(echo.Context, int64, int64, apiBody) (*games.State, error) {
+	return func(c echo.Context, u, id int64, b apiBody) (*games.State, error) { return nil, do(c, u, id, b) }
+}
+
 func (s *Server) apiAct(kind engine.ActionKind) echo.HandlerFunc {
-	return s.apiDo(func(c echo.Context, userID, id int64, b apiBody) error {
+	return s.apiDo(func(c echo.Context, userID, id int64, b apiBody) (*games.State, error) {
 		if b.Version == nil {
-			return (apperr.FieldErrors{"version": "Send the version of the game you saw, as {\"version\": N}."}).Err()
+			return nil, (apperr.FieldErrors{"version": "Send the version of the game you saw, as {\"version\": N}."}).Err()
 		}
 		return s.games.Act(c.Request().Context(), userID, id, *b.Version, kind)
 	})

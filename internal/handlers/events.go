@@ -3,37 +3,45 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"nothanks/internal/games"
 	"nothanks/internal/views"
+	"nothanks/internal/watch"
 )
 
-// Heartbeat is how often an open stream tells the browser it is alive and
-// refreshes its presence row.
+// Heartbeat is how often an open stream tells the browser it is alive.
 const Heartbeat = 20 * time.Second
 
+// WriteTimeout is how long one event may take to reach a stream's client;
+// a client that does not read for that long is dropped, never waited on.
+const WriteTimeout = 10 * time.Second
+
 // gameEvents streams a game to one viewer as server-sent events: the board
-// at once, then again after every change, each rendered for this viewer
-// alone. It ends when the client goes, or the server shuts down.
+// at once, then again after every change, and the watcher count when it
+// changes. The stream does no database work of its own: this instance's
+// watch hub reads each game version once and draws each view of it once,
+// and the stream writes the bytes it is handed. It ends when the client
+// goes, falls behind, or the server shuts down.
 func (s *Server) gameEvents(c echo.Context) error {
 	id, err := gameID(c)
 	if err != nil {
 		return err
 	}
-	code := c.QueryParam("code")
-	// Check access before the stream starts, so an error is a status.
-	if _, err := s.board(c, id, code, ""); err != nil {
+	ctx := c.Request().Context()
+	sub, first, err := s.hub.Subscribe(ctx, id, watch.Viewer{UserID: viewerID(c), Code: c.QueryParam("code")})
+	if errors.Is(err, watch.ErrClosed) {
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "The server is restarting: the page checks for moves by itself meanwhile.")
+	}
+	if err != nil {
 		return err
 	}
-	sub := s.broker.Subscribe(id)
-	defer s.broker.Unsubscribe(sub)
+	defer s.hub.Unsubscribe(sub)
 
 	w := c.Response()
 	h := w.Header()
@@ -44,46 +52,26 @@ func (s *Server) gameEvents(c echo.Context) error {
 	w.WriteHeader(http.StatusOK)
 	w.Flush() // the stream is open now, even if there is nothing to send yet
 
-	ctx := c.Request().Context()
-	streamID := randomID()
-	s.seePresence(ctx, streamID, id, viewerID(c))
-	// The first board counts this viewer among the watchers.
-	first, err := s.board(c, id, code, "")
-	if err != nil {
-		return nil
-	}
-	defer func() {
-		// The request context is gone by now; the row must still go.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		if err := s.db.EndPresence(ctx, streamID); err != nil {
-			s.log.Warn("end presence", "err", err)
-		}
-	}()
-
-	// The board last sent: a wake-up that changes nothing this viewer sees
-	// (a lobby change elsewhere, a duplicate notification) sends nothing.
-	// The page says which board it already shows (h, a digest), so the
-	// first board is not swapped in needlessly under the user's pointer.
-	var sent []byte
-	shown := c.QueryParam("h")
-	send := func(v views.TableView) error {
-		var buf bytes.Buffer
-		if err := views.Board(v).Render(ctx, &buf); err != nil {
+	rc := http.NewResponseController(w)
+	write := func(b []byte) error {
+		// Not every ResponseWriter has deadlines (tests' recorders); the
+		// real server's has.
+		_ = rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
+		if _, err := w.Write(b); err != nil {
 			return err
 		}
-		if bytes.Equal(buf.Bytes(), sent) || (sent == nil && shown != "" && shown == views.BoardDigest(buf.Bytes())) {
-			sent = buf.Bytes()
+		w.Flush()
+		return nil
+	}
+	// The page says which board it already shows (h, a digest), so the
+	// first board is not swapped in needlessly under the user's pointer;
+	// later, a board like the last one sent is not sent again.
+	last := c.QueryParam("h")
+	if first.Digest != last {
+		if err := write(first.Data); err != nil {
 			return nil
 		}
-		if err := writeEvent(w, "board", buf.String()); err != nil {
-			return err
-		}
-		sent = buf.Bytes()
-		return nil
-	}
-	if err := send(first); err != nil {
-		return nil
+		last = first.Digest
 	}
 	beat := time.NewTicker(Heartbeat)
 	defer beat.Stop()
@@ -91,55 +79,60 @@ func (s *Server) gameEvents(c echo.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-s.broker.Done():
+		case <-s.hub.Done():
 			return nil
-		case <-sub.C:
-			v, err := s.board(c, id, code, "")
-			if err != nil {
-				s.log.Warn("stream: reload board", "game", id, "err", err)
+		case <-sub.Wake:
+			frames, dropped := sub.Take()
+			if dropped {
 				return nil
 			}
-			if err := send(v); err != nil {
-				return nil
+			for _, f := range frames {
+				if f.Kind == "board" {
+					if f.Digest == last {
+						continue
+					}
+					last = f.Digest
+				}
+				if err := write(f.Data); err != nil {
+					return nil
+				}
 			}
 		case <-beat.C:
-			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+			if err := write([]byte(": ping\n\n")); err != nil {
 				return nil
 			}
-			w.Flush()
-			s.seePresence(ctx, streamID, id, viewerID(c))
 		}
 	}
 }
 
-func (s *Server) seePresence(ctx context.Context, streamID string, gameID int64, userID *int64) {
-	if err := s.db.SeePresence(ctx, streamID, gameID, userID, s.clock.Now()); err != nil && ctx.Err() == nil {
-		s.log.Warn("presence", "err", err)
+// streamRenderer draws what the watch hub sends.
+type streamRenderer struct{ s *Server }
+
+func (r streamRenderer) Board(ctx context.Context, st *games.State, k watch.Key) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := views.Board(r.s.boardView(st, k)).Render(ctx, &buf); err != nil {
+		return nil, fmt.Errorf("render board: %w", err)
 	}
+	return buf.Bytes(), nil
 }
 
-// writeEvent writes one server-sent event; every line of data gets its own
-// "data:" field, as the format requires.
-func writeEvent(w *echo.Response, event, data string) error {
-	var b strings.Builder
-	b.WriteString("event: ")
-	b.WriteString(event)
-	b.WriteByte('\n')
-	for _, line := range strings.Split(data, "\n") {
-		b.WriteString("data: ")
-		b.WriteString(line)
-		b.WriteByte('\n')
+func (r streamRenderer) Watchers(ctx context.Context, n int, _ string) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := views.WatcherCount(n).Render(ctx, &buf); err != nil {
+		return nil, fmt.Errorf("render watchers: %w", err)
 	}
-	b.WriteByte('\n')
-	if _, err := w.Write([]byte(b.String())); err != nil {
-		return err
-	}
-	w.Flush()
-	return nil
+	return buf.Bytes(), nil
 }
 
-func randomID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+// watchers counts the people watching a game across every instance, for a
+// page (streams get the count from the hub).
+func (s *Server) watchers(ctx context.Context, gameID int64) int {
+	counts, err := s.db.WatcherCounts(ctx, []int64{gameID}, s.clock.Now().Add(-games.WatchWindow))
+	if err != nil {
+		s.log.Warn("count watchers", "game", gameID, "err", err)
+		return 0
+	}
+	return counts[gameID]
 }
+
+var _ watch.Renderer = streamRenderer{}

@@ -11,6 +11,7 @@ import (
 	"nothanks/internal/engine/bot"
 	"nothanks/internal/games"
 	"nothanks/internal/views"
+	"nothanks/internal/watch"
 )
 
 // summary puts a game's options in words.
@@ -46,18 +47,22 @@ func durationLabel(seconds int) string {
 	return fmt.Sprintf("%d seconds", seconds)
 }
 
-// tableView builds the board's view model from what the viewer may see.
-func (s *Server) tableView(t *games.Table, viewer *db.User, code string) views.TableView {
+// boardView builds the board's view model of one view of a game (watch.Key:
+// the viewer's seat, their part at an open table, the invite code they
+// hold). The page, its fragments and every event stream draw the board
+// from here, so that the same view is the same bytes.
+func (s *Server) boardView(st *games.State, k watch.Key) views.TableView {
+	t := st.TableFor(k.Seat, k.Seat != engine.Spectator || k.Role >= watch.Seated)
 	g := t.Game
 	v := views.TableView{
 		GameID: g.ID, Version: g.Version, Status: g.Status, Summary: summary(t.Options),
-		Pace: paceLabel(g.Pace, g.TurnSeconds), Public: g.Public, Ranked: g.Ranked, Watchers: t.Watchers, MyTokens: -1,
+		Pace: paceLabel(g.Pace, g.TurnSeconds), Public: g.Public, Ranked: g.Ranked, MyTokens: -1,
 	}
-	if code != "" {
-		v.Query = "?code=" + url.QueryEscape(code)
+	if k.Code != "" {
+		v.Query = "?code=" + url.QueryEscape(k.Code)
 	}
 	if g.Status == db.StatusOpen {
-		v.Lobby = s.lobbyView(t, viewer, code)
+		v.Lobby = s.lobbyView(t, k)
 		return v
 	}
 	if t.View == nil {
@@ -112,7 +117,7 @@ func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game, no
 	if v.MyTurn && !v.CanPass {
 		v.PassBlocked = "You have no tokens left, so you must take the card."
 	}
-	v.Log = logLines(pv.Events, names, 80)
+	v.Log, v.LogOmitted = logLines(pv.Events, names, BoardLogLines)
 	if len(pv.Results) > 0 {
 		st := &views.ScoreTable{}
 		for _, r := range pv.Results {
@@ -145,15 +150,27 @@ func sortStandings(st []views.Standing) {
 	}
 }
 
-// logLines writes the public events, newest first, at most max of them.
-func logLines(events []engine.Event, names []string, max int) []views.LogLine {
+// BoardLogLines is how many moves of the round the board lists; a board
+// does not grow with a long round (the replay and the record have all).
+const BoardLogLines = 40
+
+// logLines writes the public events of the round in play, newest first, at
+// most max of them, and counts those left out.
+func logLines(events []engine.Event, names []string, max int) ([]views.LogLine, int) {
 	var out []views.LogLine
-	for i := len(events) - 1; i >= 0 && len(out) < max; i-- {
-		if text := eventText(events[i], names); text != "" {
-			out = append(out, views.LogLine{Round: events[i].Round, Text: text, Timeout: events[i].Timeout})
+	omitted := 0
+	for i := len(events) - 1; i >= 0; i-- {
+		text := eventText(events[i], names)
+		if text == "" {
+			continue
 		}
+		if len(out) == max {
+			omitted++
+			continue
+		}
+		out = append(out, views.LogLine{Round: events[i].Round, Text: text, Timeout: events[i].Timeout})
 	}
-	return out
+	return out, omitted
 }
 
 func eventText(e engine.Event, names []string) string {
@@ -182,15 +199,13 @@ func eventText(e engine.Event, names []string) string {
 	return ""
 }
 
-func (s *Server) lobbyView(t *games.Table, viewer *db.User, code string) *views.LobbyView {
-	var viewerID *int64
-	if viewer != nil {
-		viewerID = &viewer.ID
-	}
-	creator := t.IsCreator(viewerID)
+func (s *Server) lobbyView(t *games.Table, k watch.Key) *views.LobbyView {
+	creator := k.Role == watch.Creator
+	seated := k.Role >= watch.Seated
+	loggedIn := k.Role != watch.Visitor
 	l := &views.LobbyView{
-		Capacity: t.Game.Seats, IsCreator: creator, IsSeated: t.Seated, LoggedIn: viewer != nil,
-		CanJoin:   viewer != nil && !t.Seated && len(t.Seats) < t.Game.Seats,
+		Capacity: t.Game.Seats, IsCreator: creator, IsSeated: seated, LoggedIn: loggedIn,
+		CanJoin:   loggedIn && !seated && len(t.Seats) < t.Game.Seats,
 		CanStart:  creator && len(t.Seats) >= engine.MinPlayers,
 		CanAddBot: creator && !t.Game.Ranked && len(t.Seats) < t.Game.Seats,
 	}
@@ -201,12 +216,12 @@ func (s *Server) lobbyView(t *games.Table, viewer *db.User, code string) *views.
 		l.Seats = append(l.Seats, views.LobbySeat{ID: st.ID, Name: games.Name(st), Bot: st.BotLevel != nil, CanRemove: creator && st.BotLevel != nil})
 	}
 	if !t.Game.Public {
-		l.InviteCode = code
-		if t.Seated {
+		l.InviteCode = k.Code
+		if seated {
 			l.InviteURL = s.cfg.BaseURL.String() + "/join/" + t.Game.InviteCode
 			l.InviteCode = t.Game.InviteCode
 		}
-	} else if t.Seated {
+	} else if seated {
 		l.InviteURL = fmt.Sprintf("%s/games/%d", s.cfg.BaseURL.String(), t.Game.ID)
 	}
 	for _, lv := range bot.Levels {

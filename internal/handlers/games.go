@@ -14,6 +14,7 @@ import (
 	"nothanks/internal/engine"
 	"nothanks/internal/games"
 	"nothanks/internal/views"
+	"nothanks/internal/watch"
 )
 
 func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
@@ -108,13 +109,22 @@ func (s *Server) createGame(c echo.Context) error {
 	return redirect(c, fmt.Sprintf("/games/%d", id))
 }
 
-// board loads the viewer's view model of a game.
+// board loads a game in one read and builds the viewer's view model.
 func (s *Server) board(c echo.Context, id int64, code, notice string) (views.TableView, error) {
-	t, err := s.games.Table(c.Request().Context(), viewerID(c), id, code)
+	st, err := s.games.State(c.Request().Context(), id)
 	if err != nil {
 		return views.TableView{}, err
 	}
-	v := s.tableView(t, currentUser(c), code)
+	return s.boardOf(c, st, code, notice)
+}
+
+// boardOf builds the viewer's view model of a state they may see.
+func (s *Server) boardOf(c echo.Context, st *games.State, code, notice string) (views.TableView, error) {
+	viewer := viewerID(c)
+	if !st.CanSee(viewer, code) {
+		return views.TableView{}, games.ErrNoGame
+	}
+	v := s.boardView(st, watch.KeyFor(st, watch.Viewer{UserID: viewer, Code: code}))
 	v.Notice = notice
 	return v, nil
 }
@@ -140,6 +150,9 @@ func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView, m
 		return err
 	}
 	v.Digest = views.BoardDigest(buf.Bytes())
+	if v.Status == db.StatusPlaying {
+		v.Watchers = s.watchers(c.Request().Context(), v.GameID)
+	}
 	p := s.page(c, fmt.Sprintf("Game #%d", v.GameID))
 	if message != nil {
 		p.Flash = message
@@ -180,8 +193,10 @@ func (s *Server) boardFragment(c echo.Context) error {
 }
 
 // afterChange answers a lobby or table action: the fresh board for htmx
-// (with the refusal's message, if any), a redirect for a plain form.
-func (s *Server) afterChange(c echo.Context, id int64, code string, actErr error) error {
+// (with the refusal's message, if any), a redirect for a plain form. after
+// is the game as the action left it, when the action returns it (a move):
+// the answer is drawn from it, not read again.
+func (s *Server) afterChange(c echo.Context, id int64, code string, after *games.State, actErr error) error {
 	status := http.StatusOK
 	notice := ""
 	if actErr != nil {
@@ -197,7 +212,13 @@ func (s *Server) afterChange(c echo.Context, id int64, code string, actErr error
 		}
 		return redirect(c, fmt.Sprintf("/games/%d", id))
 	}
-	v, err := s.board(c, id, code, notice)
+	var v views.TableView
+	var err error
+	if after != nil {
+		v, err = s.boardOf(c, after, code, notice)
+	} else {
+		v, err = s.board(c, id, code, notice)
+	}
 	if err != nil {
 		return err
 	}
@@ -210,7 +231,7 @@ func (s *Server) lobbyAction(do func(c echo.Context, userID, gameID int64) error
 		if err != nil {
 			return err
 		}
-		return s.afterChange(c, id, c.FormValue("code"), do(c, currentUser(c).ID, id))
+		return s.afterChange(c, id, c.FormValue("code"), nil, do(c, currentUser(c).ID, id))
 	}
 }
 
@@ -247,9 +268,10 @@ func (s *Server) act(kind engine.ActionKind) echo.HandlerFunc {
 		}
 		version, err := strconv.Atoi(c.FormValue("version"))
 		if err != nil {
-			return s.afterChange(c, id, "", apperr.E(apperr.Invalid, "The move did not say which table it was made on; reload the page."))
+			return s.afterChange(c, id, "", nil, apperr.E(apperr.Invalid, "The move did not say which table it was made on; reload the page."))
 		}
-		return s.afterChange(c, id, "", s.games.Act(c.Request().Context(), currentUser(c).ID, id, version, kind))
+		after, err := s.games.Act(c.Request().Context(), currentUser(c).ID, id, version, kind)
+		return s.afterChange(c, id, "", after, err)
 	}
 }
 

@@ -151,7 +151,7 @@ func (s *Server) move(c echo.Context) error {
 	}
 	userID, gameID := queryInt(c, "u"), queryInt(c, "g")
 	version, _ := strconv.Atoi(c.QueryParam("v"))
-	err := s.games.Act(c.Request().Context(), userID, gameID, version, engine.ActionKind(c.QueryParam("k")))
+	_, err := s.games.Act(c.Request().Context(), userID, gameID, version, engine.ActionKind(c.QueryParam("k")))
 	if err != nil {
 		return s.staleMove(c, err)
 	}

@@ -187,10 +187,18 @@ func postTo(u string) *http.Request {
 func TestNoTurnMailWhileAtTheTable(t *testing.T) {
 	m := newMailSetup(t)
 	next := m.pass(t, m.game)
-	if err := m.s.Store.SeePresence(context.Background(), "stream-1", m.game, &next.ID, m.s.Clock.Now().Add(games.YourTurnDelay)); err != nil {
+	// The player has the game open: its event stream is counted when the
+	// instance writes who watches (every few seconds; here at once).
+	c := m.s.Client()
+	c.Login(next.Name, apptest.Password)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stream := c.Stream(ctx, fmt.Sprintf("/games/%d/events", m.game))
+	stream.Next(t, "board")
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	if err := m.s.App.Watch.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
 	m.send(t)
 	if n := len(m.smtp.To(addr(next))); n != 0 {
 		t.Errorf("%d mails to a player who is at the table", n)

@@ -76,14 +76,14 @@ func (s *Server) routes(e *echo.Echo) {
 	api.POST("/games", s.apiCreateGame)
 	api.GET("/games/:id", s.apiGetGame)
 	api.GET("/games/:id/record", s.apiRecord)
-	api.POST("/games/:id/join", s.apiDo(func(c echo.Context, u, id int64, b apiBody) error {
+	api.POST("/games/:id/join", s.apiDo(apiLobby(func(c echo.Context, u, id int64, b apiBody) error {
 		return s.games.Join(c.Request().Context(), u, id, b.Code)
-	}))
-	api.POST("/games/:id/leave", s.apiDo(func(c echo.Context, u, id int64, _ apiBody) error { return s.games.Leave(c.Request().Context(), u, id) }))
-	api.POST("/games/:id/start", s.apiDo(func(c echo.Context, u, id int64, _ apiBody) error { return s.games.Start(c.Request().Context(), u, id) }))
-	api.POST("/games/:id/bots", s.apiDo(func(c echo.Context, u, id int64, b apiBody) error {
+	})))
+	api.POST("/games/:id/leave", s.apiDo(apiLobby(func(c echo.Context, u, id int64, _ apiBody) error { return s.games.Leave(c.Request().Context(), u, id) })))
+	api.POST("/games/:id/start", s.apiDo(apiLobby(func(c echo.Context, u, id int64, _ apiBody) error { return s.games.Start(c.Request().Context(), u, id) })))
+	api.POST("/games/:id/bots", s.apiDo(apiLobby(func(c echo.Context, u, id int64, b apiBody) error {
 		return s.games.AddBot(c.Request().Context(), u, id, b.Level)
-	}))
+	})))
 	api.POST("/games/:id/take", s.apiAct(engine.Take))
 	api.POST("/games/:id/pass", s.apiAct(engine.Pass))
 	api.POST("/games/:id/tiger", s.apiAct(engine.LayTiger))

@@ -22,17 +22,16 @@ import (
 	"nothanks/internal/config"
 	"nothanks/internal/games"
 	"nothanks/internal/links"
-	"nothanks/internal/live"
 	"nothanks/internal/ranked"
 	"nothanks/internal/session"
+	"nothanks/internal/watch"
 )
 
-// Store is what the handlers ask of the database directly: health and the
-// presence of open streams. Everything else goes through the services.
+// Store is what the handlers ask of the database directly: health and how
+// many watch a game. Everything else goes through the services.
 type Store interface {
 	Ping(ctx context.Context) error
-	SeePresence(ctx context.Context, streamID string, gameID int64, userID *int64, at time.Time) error
-	EndPresence(ctx context.Context, streamID string) error
+	WatcherCounts(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]int, error)
 }
 
 // Deps is everything the handlers need.
@@ -43,7 +42,7 @@ type Deps struct {
 	Games    *games.Service
 	Ranked   *ranked.Service
 	Links    *links.Signer
-	Broker   *live.Broker
+	Watch    *watch.Hub
 	DB       Store
 	Clock    clock.Clock
 	Log      *slog.Logger
@@ -57,7 +56,7 @@ type Server struct {
 	games    *games.Service
 	ranked   *ranked.Service
 	links    *links.Signer
-	broker   *live.Broker
+	hub      *watch.Hub
 	db       Store
 	clock    clock.Clock
 	log      *slog.Logger
@@ -71,7 +70,8 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, broker: d.Broker, db: d.DB, clock: d.Clock, log: d.Log}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, db: d.DB, clock: d.Clock, log: d.Log}
+	d.Watch.SetRenderer(streamRenderer{s})
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)

@@ -1,12 +1,8 @@
-// Package live fans game changes out to the event streams of this server
-// instance. One Postgres LISTEN connection per process hears every
-// instance's NOTIFY (payload "gameID:version", never game state) and wakes
-// the streams watching that game; each stream then re-reads the game and
-// renders its own viewer's view.
-//
-// A wake-up is a signal, not a message: each subscriber has a buffer of one,
-// so a slow stream never holds up the others and still learns that
-// something changed (it reads the latest state, not each step).
+// Package live holds this process's one Postgres LISTEN connection. Every
+// instance hears every instance's NOTIFY (payloads carry ids and times,
+// never game state) and hands each notification to the handler of its
+// channel: the game streams, the due-move worker, and so on. Handlers run
+// on the listener's goroutine and must not block.
 package live
 
 import (
@@ -14,127 +10,29 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/lib/pq"
 )
 
-// Broker keeps the subscriptions of this process.
-type Broker struct {
-	mu     sync.Mutex
-	subs   map[int64]map[*Sub]struct{}
-	any    map[*Sub]struct{}
-	closed chan struct{}
-	once   sync.Once
-}
+// Handlers maps a channel to what is done with its payloads.
+type Handlers map[string]func(payload string)
 
-// Sub is one subscription; C receives a value when the game changed.
-type Sub struct {
-	C      chan struct{}
-	gameID int64 // 0: every game
-}
-
-// NewBroker returns an empty broker.
-func NewBroker() *Broker {
-	return &Broker{subs: map[int64]map[*Sub]struct{}{}, any: map[*Sub]struct{}{}, closed: make(chan struct{})}
-}
-
-// Subscribe wakes the subscription whenever gameID changes.
-func (b *Broker) Subscribe(gameID int64) *Sub {
-	s := &Sub{C: make(chan struct{}, 1), gameID: gameID}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.subs[gameID] == nil {
-		b.subs[gameID] = map[*Sub]struct{}{}
-	}
-	b.subs[gameID][s] = struct{}{}
-	return s
-}
-
-// SubscribeAll wakes the subscription whenever any game changes (the
-// worker that moves for bots listens so).
-func (b *Broker) SubscribeAll() *Sub {
-	s := &Sub{C: make(chan struct{}, 1)}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.any[s] = struct{}{}
-	return s
-}
-
-// Unsubscribe ends a subscription.
-func (b *Broker) Unsubscribe(s *Sub) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if s.gameID == 0 {
-		delete(b.any, s)
-		return
-	}
-	delete(b.subs[s.gameID], s)
-	if len(b.subs[s.gameID]) == 0 {
-		delete(b.subs, s.gameID)
-	}
-}
-
-func wake(s *Sub) {
-	select {
-	case s.C <- struct{}{}:
-	default: // a wake-up is already pending
-	}
-}
-
-// Publish wakes the subscribers of a game.
-func (b *Broker) Publish(gameID int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for s := range b.subs[gameID] {
-		wake(s)
-	}
-	for s := range b.any {
-		wake(s)
-	}
-}
-
-// PublishAll wakes every subscriber, after notifications may have been lost.
-func (b *Broker) PublishAll() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, subs := range b.subs {
-		for s := range subs {
-			wake(s)
-		}
-	}
-	for s := range b.any {
-		wake(s)
-	}
-}
-
-// Subscribers counts this process's subscriptions to a game.
-func (b *Broker) Subscribers(gameID int64) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.subs[gameID])
-}
-
-// Close tells every stream to end (at server shutdown).
-func (b *Broker) Close() { b.once.Do(func() { close(b.closed) }) }
-
-// Done is closed when the broker closes.
-func (b *Broker) Done() <-chan struct{} { return b.closed }
-
-// Listen holds the process's LISTEN connection on channel until ctx ends,
-// publishing each notification to the broker. lib/pq reconnects by itself;
-// after a reconnect it delivers a nil notification, since some may have been
-// lost, and then every stream re-reads its game.
-func Listen(ctx context.Context, dbURL, channel string, b *Broker, log *slog.Logger) error {
+// Listen holds the LISTEN connection on every channel of h until ctx ends.
+// lib/pq reconnects by itself; after a reconnect it delivers a nil
+// notification, since some may have been lost, and onReconnect runs so
+// that everyone can catch up.
+func Listen(ctx context.Context, dbURL string, h Handlers, onReconnect func(), log *slog.Logger) error {
 	l := pq.NewListener(dbURL, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
 		if err != nil {
 			log.Warn("listener", "event", ev, "err", err)
 		}
 	})
 	defer l.Close()
-	if err := l.Listen(channel); err != nil {
-		return err
+	for ch := range h {
+		if err := l.Listen(ch); err != nil {
+			return err
+		}
 	}
 	ping := time.NewTicker(60 * time.Second)
 	defer ping.Stop()
@@ -144,23 +42,99 @@ func Listen(ctx context.Context, dbURL, channel string, b *Broker, log *slog.Log
 			return nil
 		case n := <-l.Notify:
 			if n == nil {
-				log.Info("listener reconnected: refreshing every stream")
-				b.PublishAll()
+				log.Info("listener reconnected: everyone catches up")
+				onReconnect()
 				continue
 			}
-			id, _, _ := strings.Cut(n.Extra, ":")
-			gameID, err := strconv.ParseInt(id, 10, 64)
-			if err != nil {
-				log.Warn("listener: bad payload", "payload", n.Extra)
-				continue
+			if f := h[n.Channel]; f != nil {
+				f(n.Extra)
 			}
-			b.Publish(gameID)
 		case <-ping.C:
 			go func() {
 				if err := l.Ping(); err != nil {
 					log.Warn("listener ping", "err", err)
 				}
 			}()
+		}
+	}
+}
+
+// GameID reads the game id of a "gameID:version" payload.
+func GameID(payload string) (int64, bool) {
+	id, _, _ := strings.Cut(payload, ":")
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// Waker wakes a worker at the earliest of the times it is told, without
+// any database work: a notification that names a later time than the one
+// planned changes nothing.
+type Waker struct {
+	c    chan struct{}
+	next chan time.Time
+}
+
+// NewWaker returns a waker.
+func NewWaker() *Waker {
+	return &Waker{c: make(chan struct{}, 1), next: make(chan time.Time, 64)}
+}
+
+// At asks to be woken at t (a Unix-millisecond payload, or a time).
+func (w *Waker) At(t time.Time) {
+	select {
+	case w.next <- t:
+	default:
+		w.Now() // too many at once: just look
+	}
+}
+
+// AtPayload reads a Unix-millisecond payload and asks to be woken then.
+func (w *Waker) AtPayload(payload string) {
+	ms, err := strconv.ParseInt(payload, 10, 64)
+	if err != nil {
+		w.Now()
+		return
+	}
+	w.At(time.UnixMilli(ms))
+}
+
+// Now wakes the worker at once.
+func (w *Waker) Now() {
+	select {
+	case w.c <- struct{}{}:
+	default:
+	}
+}
+
+// Wait blocks until the planned time (at most max from now), an earlier
+// time told meanwhile, a wake-up, or the end of ctx.
+func (w *Waker) Wait(ctx context.Context, planned time.Time, max time.Duration, now func() time.Time) {
+	if limit := now().Add(max); planned.IsZero() || planned.After(limit) {
+		planned = limit
+	}
+	for {
+		d := planned.Sub(now())
+		if d <= 0 {
+			return
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-w.c:
+			t.Stop()
+			return
+		case at := <-w.next:
+			t.Stop()
+			if at.Before(planned) {
+				planned = at
+			}
+		case <-t.C:
+			return
 		}
 	}
 }

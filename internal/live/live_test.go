@@ -1,45 +1,46 @@
 package live
 
-import "testing"
+import (
+	"context"
+	"testing"
+	"time"
+)
 
-func pending(s *Sub) bool {
-	select {
-	case <-s.C:
-		return true
-	default:
-		return false
+func TestGameID(t *testing.T) {
+	tests := []struct {
+		payload string
+		want    int64
+		ok      bool
+	}{
+		{"12:7", 12, true},
+		{"12", 12, true},
+		{"x:1", 0, false},
+		{"-3:1", 0, false},
+		{"", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := GameID(tt.payload)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("GameID(%q) = %d, %v; want %d, %v", tt.payload, got, ok, tt.want, tt.ok)
+		}
 	}
 }
 
-func TestBrokerWakesOnlyThatGameAndCoalesces(t *testing.T) {
-	b := NewBroker()
-	one, two, all := b.Subscribe(1), b.Subscribe(2), b.SubscribeAll()
-	for range 5 {
-		b.Publish(1) // never blocks, however many come
+func TestWakerWakesAtTheEarliestTimeTold(t *testing.T) {
+	w := NewWaker()
+	start := time.Now()
+	// Planned an hour away; told of a time 30 ms away, then of a later one
+	// that must not push it back.
+	w.At(start.Add(30 * time.Millisecond))
+	w.AtPayload("99999999999999")
+	w.Wait(context.Background(), start.Add(time.Hour), time.Hour, time.Now)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("woke after %s", took)
 	}
-	if !pending(one) || pending(one) {
-		t.Error("game 1's subscriber did not get exactly one pending wake-up")
-	}
-	if pending(two) {
-		t.Error("game 2's subscriber was woken by game 1")
-	}
-	if !pending(all) {
-		t.Error("the all-games subscriber was not woken")
-	}
-	b.PublishAll()
-	if !pending(one) || !pending(two) || !pending(all) {
-		t.Error("PublishAll missed a subscriber")
-	}
-	b.Unsubscribe(one)
-	b.Publish(1)
-	if pending(one) || b.Subscribers(1) != 0 {
-		t.Error("an unsubscribed subscriber is still woken")
-	}
-	b.Close()
-	b.Close() // twice is fine
-	select {
-	case <-b.Done():
-	default:
-		t.Error("Done is not closed after Close")
-	}
+	// Now wakes at once; ctx ends the wait too.
+	w.Now()
+	w.Wait(context.Background(), time.Now().Add(time.Hour), time.Hour, time.Now)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w.Wait(ctx, time.Now().Add(time.Hour), time.Hour, time.Now)
 }

@@ -9,8 +9,10 @@ type TableView struct {
 	Status   string // open, playing, finished, cancelled
 	Summary  string // options in words
 	Pace     string
-	Public   bool
-	Ranked   bool
+	Public bool
+	Ranked bool
+	// Watchers is shown by the page beside the board, not in it: the board
+	// is the same for every spectator, the count changes on its own.
 	Watchers int
 	// Notice is a message to show above the table (a refused move).
 	Notice string
@@ -37,8 +39,10 @@ type TableView struct {
 	CanPass     bool
 	CanTiger    bool
 	PassBlocked string
-	Log         []LogLine
-	Scores      *ScoreTable
+	// Log is the round in play's moves, newest first, at most LogLines.
+	Log        []LogLine
+	LogOmitted int
+	Scores     *ScoreTable
 	Standings   []Standing
 	// ReplayURL is set once the game is over.
 	ReplayURL string

@@ -1,0 +1,549 @@
+// Package watch serves the event streams of games in this server instance:
+// the players' and spectators' live tables. It is built so that a watched
+// game costs the same whether ten or a thousand people watch it:
+//
+//   - a change of a game (heard through Postgres LISTEN/NOTIFY) makes one
+//     database read for the game in this instance, not one per stream;
+//   - each distinct view of that version (the spectators' view, each seat's
+//     view, each language) is rendered once, and the bytes of the
+//     server-sent event are shared by every stream that shows that view;
+//   - a stream never waits on another: each has a small mailbox in which a
+//     newer board replaces one not yet written; a stream whose client stops
+//     reading is cut by its write deadline, and one whose mailbox overflows
+//     is dropped;
+//   - who watches is counted in memory and written to Postgres in one
+//     statement per instance every few seconds, not per stream per move.
+//
+// It knows games only through the State the games package loads and the
+// Renderer the handlers give it; it holds no SQL and no HTML of its own.
+package watch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"nothanks/internal/clock"
+	"nothanks/internal/db"
+	"nothanks/internal/engine"
+	"nothanks/internal/games"
+	"nothanks/internal/views"
+)
+
+// Viewer is who opened a stream.
+type Viewer struct {
+	UserID *int64
+	// Code is the invite code the viewer came with (private games).
+	Code string
+	Lang string
+}
+
+// Key names one distinct view of a game version: everyone with the same
+// key sees the same bytes.
+type Key struct {
+	// Seat is the viewer's seat once the game has started, or
+	// engine.Spectator.
+	Seat int
+	// Role matters before the start only: who may join, start, leave.
+	Role Role
+	// Code is the invite code a viewer of a private game holds, which the
+	// board's links carry on ("" when the viewer is seated, or the game is
+	// public).
+	Code string
+	Lang string
+}
+
+// Role is a viewer's part at an open table.
+type Role int
+
+// Roles at an open table.
+const (
+	Visitor Role = iota // not logged in
+	Member              // logged in, not seated
+	Seated              // seated, not the creator
+	Creator             // created the game
+)
+
+// KeyFor says which view of a state a viewer gets.
+func KeyFor(st *games.State, v Viewer) Key {
+	seat, seated := st.SeatOf(v.UserID)
+	k := Key{Seat: seat, Lang: v.Lang}
+	if !seated && !st.Game.Public {
+		k.Code = v.Code
+	}
+	if st.Game.Status != db.StatusOpen {
+		if !seated {
+			k.Seat = engine.Spectator
+		}
+		return k
+	}
+	switch {
+	case v.UserID != nil && *v.UserID == st.Game.CreatorID:
+		k.Role = Creator
+	case seated:
+		k.Role = Seated
+	case v.UserID != nil:
+		k.Role = Member
+	}
+	return k
+}
+
+// Renderer draws what the streams send; the handlers provide it.
+type Renderer interface {
+	// Board is the HTML of a game's board in one view.
+	Board(ctx context.Context, st *games.State, k Key) ([]byte, error)
+	// Watchers is the HTML of the watcher count in a language.
+	Watchers(ctx context.Context, n int, lang string) ([]byte, error)
+}
+
+// Loader reads a game as of its current version (one database read).
+type Loader func(ctx context.Context, gameID int64) (*games.State, error)
+
+// PresenceStore keeps who watches which game, across instances.
+type PresenceStore interface {
+	SavePresence(ctx context.Context, instance string, rows []db.Presence, at time.Time) error
+	WatcherCounts(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]int, error)
+}
+
+// Frame is one server-sent event, ready to write.
+type Frame struct {
+	// Kind is the event's name (board, watchers).
+	Kind string
+	Data []byte
+	// Digest identifies a board's content, so that a stream does not send
+	// the board its page already shows.
+	Digest string
+}
+
+// MaxPending is how many events may wait for a stream's client; a client
+// that falls that far behind is dropped (boards replace each other, so only
+// other events pile up).
+const MaxPending = 32
+
+// Sub is one open stream.
+type Sub struct {
+	viewer Viewer
+	room   *room
+	// Wake is signalled when frames wait.
+	Wake    chan struct{}
+	mu      sync.Mutex
+	pending []Frame
+	dropped bool
+	// key is the view the stream shows of the room's current state.
+	key Key
+}
+
+// Take returns the frames waiting for the stream, oldest first, and
+// whether the stream was dropped for falling behind.
+func (s *Sub) Take() ([]Frame, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.pending
+	s.pending = nil
+	return out, s.dropped
+}
+
+func (s *Sub) deliver(f Frame) {
+	s.mu.Lock()
+	if f.Kind == "board" || f.Kind == "watchers" {
+		// A newer board (or count) makes one not yet written moot.
+		for i := range s.pending {
+			if s.pending[i].Kind == f.Kind {
+				s.pending = append(s.pending[:i], s.pending[i+1:]...)
+				break
+			}
+		}
+	}
+	if len(s.pending) >= MaxPending {
+		s.dropped = true
+		s.pending = nil
+	} else {
+		s.pending = append(s.pending, f)
+	}
+	s.mu.Unlock()
+	select {
+	case s.Wake <- struct{}{}:
+	default:
+	}
+}
+
+// room is one watched game in this instance.
+type room struct {
+	id   int64
+	mu   sync.Mutex
+	subs map[*Sub]struct{}
+	// state is the game as last loaded, with the frames drawn from it.
+	state  *games.State
+	frames map[Key]Frame
+	ready  chan struct{} // closed once the first load is done
+	err    error         // the first load's error
+	// loading and again coalesce changes that come during a load.
+	loading, again bool
+	watchers       int
+}
+
+// Hub holds the rooms of this instance.
+type Hub struct {
+	load     Loader
+	render   Renderer
+	presence PresenceStore
+	clock    clock.Clock
+	log      *slog.Logger
+	// Instance names this process in the presence table.
+	Instance string
+
+	mu    sync.Mutex
+	rooms map[int64]*room
+	done  chan struct{}
+	once  sync.Once
+
+	loads, renders atomic.Int64
+	streams        atomic.Int64
+}
+
+// New returns a hub. The renderer is set with SetRenderer before use.
+func New(load Loader, presence PresenceStore, clk clock.Clock, log *slog.Logger) *Hub {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return &Hub{load: load, presence: presence, clock: clk, log: log, Instance: hex.EncodeToString(b),
+		rooms: map[int64]*room{}, done: make(chan struct{})}
+}
+
+// SetRenderer gives the hub its renderer (the handlers make it).
+func (h *Hub) SetRenderer(r Renderer) { h.render = r }
+
+// Stats counts the hub's work since it started, for tests and metrics.
+type Stats struct {
+	Loads, Renders, Streams int64
+}
+
+// Stats returns the counters.
+func (h *Hub) Stats() Stats {
+	return Stats{Loads: h.loads.Load(), Renders: h.renders.Load(), Streams: h.streams.Load()}
+}
+
+// ErrClosed is returned to streams opened after the hub closed.
+var ErrClosed = errors.New("watch: closed")
+
+// Subscribe opens a stream on a game for a viewer and returns it with the
+// board to send first. A viewer who may not see the game gets the games
+// package's not-found error.
+func (h *Hub) Subscribe(ctx context.Context, gameID int64, v Viewer) (*Sub, Frame, error) {
+	select {
+	case <-h.done:
+		return nil, Frame{}, ErrClosed
+	default:
+	}
+	h.mu.Lock()
+	r := h.rooms[gameID]
+	fresh := r == nil
+	if fresh {
+		r = &room{id: gameID, subs: map[*Sub]struct{}{}, ready: make(chan struct{})}
+		h.rooms[gameID] = r
+	}
+	sub := &Sub{viewer: v, room: r, Wake: make(chan struct{}, 1)}
+	// Counted in at once, so that the room outlives its first load.
+	r.mu.Lock()
+	r.subs[sub] = struct{}{}
+	r.mu.Unlock()
+	h.mu.Unlock()
+	h.streams.Add(1)
+	if fresh {
+		st, err := h.load(ctx, gameID)
+		h.loads.Add(1)
+		r.mu.Lock()
+		r.state, r.err, r.frames = st, err, map[Key]Frame{}
+		r.mu.Unlock()
+		close(r.ready)
+	}
+	select {
+	case <-r.ready:
+	case <-ctx.Done():
+		h.Unsubscribe(sub)
+		return nil, Frame{}, ctx.Err()
+	}
+	r.mu.Lock()
+	st, err := r.state, r.err
+	r.mu.Unlock()
+	if err == nil && !st.CanSee(v.UserID, v.Code) {
+		err = games.ErrNoGame
+	}
+	if err != nil {
+		h.Unsubscribe(sub)
+		return nil, Frame{}, err
+	}
+	f, err := h.frameFor(ctx, r, st, sub)
+	if err != nil {
+		h.Unsubscribe(sub)
+		return nil, Frame{}, err
+	}
+	return sub, f, nil
+}
+
+// Unsubscribe closes a stream; the last one out closes its room.
+func (h *Hub) Unsubscribe(s *Sub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := s.room
+	r.mu.Lock()
+	if _, ok := r.subs[s]; ok {
+		delete(r.subs, s)
+		h.streams.Add(-1)
+	}
+	empty := len(r.subs) == 0
+	r.mu.Unlock()
+	if empty && h.rooms[r.id] == r {
+		delete(h.rooms, r.id)
+	}
+}
+
+// frameFor returns the board frame a stream shows of st, drawing it once
+// per view and state.
+func (h *Hub) frameFor(ctx context.Context, r *room, st *games.State, s *Sub) (Frame, error) {
+	k := KeyFor(st, s.viewer)
+	r.mu.Lock()
+	if r.state == st {
+		s.key = k
+	}
+	f, ok := r.frames[k]
+	r.mu.Unlock()
+	if ok {
+		return f, nil
+	}
+	html, err := h.render.Board(ctx, st, k)
+	if err != nil {
+		return Frame{}, err
+	}
+	h.renders.Add(1)
+	f = Frame{Kind: "board", Data: EventBytes("board", html), Digest: views.BoardDigest(html)}
+	r.mu.Lock()
+	if r.state == st {
+		if g, ok := r.frames[k]; ok {
+			f = g // drawn meanwhile by another stream: share that one
+		} else {
+			r.frames[k] = f
+		}
+	}
+	r.mu.Unlock()
+	return f, nil
+}
+
+// Changed tells the hub that a game changed: if anyone here watches it, it
+// is read once and every stream gets its view.
+func (h *Hub) Changed(gameID int64) {
+	h.mu.Lock()
+	r := h.rooms[gameID]
+	h.mu.Unlock()
+	if r != nil {
+		h.refresh(r)
+	}
+}
+
+// ChangedAll refreshes every room (after the LISTEN connection was lost,
+// when changes may have been missed).
+func (h *Hub) ChangedAll() {
+	h.mu.Lock()
+	rooms := make([]*room, 0, len(h.rooms))
+	for _, r := range h.rooms {
+		rooms = append(rooms, r)
+	}
+	h.mu.Unlock()
+	for _, r := range rooms {
+		h.refresh(r)
+	}
+}
+
+// refresh reloads a room in the background; changes that come while it
+// loads make one more load after it, never one each.
+func (h *Hub) refresh(r *room) {
+	r.mu.Lock()
+	if r.loading {
+		r.again = true
+		r.mu.Unlock()
+		return
+	}
+	r.loading = true
+	r.mu.Unlock()
+	go func() {
+		for {
+			<-r.ready
+			h.reload(r)
+			r.mu.Lock()
+			if !r.again {
+				r.loading = false
+				r.mu.Unlock()
+				return
+			}
+			r.again = false
+			r.mu.Unlock()
+		}
+	}()
+}
+
+func (h *Hub) reload(r *room) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := h.load(ctx, r.id)
+	h.loads.Add(1)
+	if err != nil {
+		h.log.Warn("watch: reload game", "game", r.id, "err", err)
+		return
+	}
+	r.mu.Lock()
+	if old := r.state; old != nil && old.Game.Version > st.Game.Version {
+		r.mu.Unlock()
+		return // an older read finishing late
+	}
+	r.state, r.frames = st, map[Key]Frame{}
+	subs := make([]*Sub, 0, len(r.subs))
+	for s := range r.subs {
+		subs = append(subs, s)
+	}
+	r.mu.Unlock()
+	for _, s := range subs {
+		if !st.CanSee(s.viewer.UserID, s.viewer.Code) {
+			continue
+		}
+		f, err := h.frameFor(ctx, r, st, s)
+		if err != nil {
+			h.log.Warn("watch: render board", "game", r.id, "err", err)
+			return
+		}
+		s.deliver(f)
+	}
+}
+
+// Watchers is the last known number of people watching a game.
+func (h *Hub) Watchers(gameID int64) int {
+	h.mu.Lock()
+	r := h.rooms[gameID]
+	h.mu.Unlock()
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.watchers
+}
+
+// Flush writes this instance's streams to the presence table in one
+// statement, reads back how many watch each of its games across every
+// instance, and sends the new counts to the streams.
+func (h *Hub) Flush(ctx context.Context) error {
+	now := h.clock.Now()
+	type counted struct {
+		r    *room
+		subs []*Sub
+	}
+	var rows []db.Presence
+	var ids []int64
+	var rooms []counted
+	h.mu.Lock()
+	for id, r := range h.rooms {
+		r.mu.Lock()
+		per := map[int64]int{}
+		subs := make([]*Sub, 0, len(r.subs))
+		for s := range r.subs {
+			var u int64
+			if s.viewer.UserID != nil {
+				u = *s.viewer.UserID
+			}
+			per[u]++
+			subs = append(subs, s)
+		}
+		r.mu.Unlock()
+		for u, n := range per {
+			rows = append(rows, db.Presence{GameID: id, UserID: u, Streams: n})
+		}
+		ids = append(ids, id)
+		rooms = append(rooms, counted{r, subs})
+	}
+	h.mu.Unlock()
+	if err := h.presence.SavePresence(ctx, h.Instance, rows, now); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	counts, err := h.presence.WatcherCounts(ctx, ids, now.Add(-games.WatchWindow))
+	if err != nil {
+		return err
+	}
+	frames := map[string]Frame{}
+	for _, c := range rooms {
+		n := counts[c.r.id]
+		c.r.mu.Lock()
+		changed := n != c.r.watchers
+		c.r.watchers = n
+		c.r.mu.Unlock()
+		if !changed {
+			continue
+		}
+		for _, s := range c.subs {
+			key := s.viewer.Lang + "\x00" + strconv.Itoa(n)
+			f, ok := frames[key]
+			if !ok {
+				html, err := h.render.Watchers(ctx, n, s.viewer.Lang)
+				if err != nil {
+					return err
+				}
+				f = Frame{Kind: "watchers", Data: EventBytes("watchers", html)}
+				frames[key] = f
+			}
+			s.deliver(f)
+		}
+	}
+	return nil
+}
+
+// Run flushes presence every interval until ctx ends, then removes this
+// instance's rows.
+func (h *Hub) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer cancel()
+			if err := h.presence.SavePresence(ctx, h.Instance, nil, h.clock.Now()); err != nil {
+				h.log.Warn("watch: clear presence", "err", err)
+			}
+			return
+		case <-t.C:
+		}
+		if err := h.Flush(ctx); err != nil && ctx.Err() == nil {
+			h.log.Warn("watch: flush presence", "err", err)
+		}
+	}
+}
+
+// Close tells every stream to end (at server shutdown).
+func (h *Hub) Close() { h.once.Do(func() { close(h.done) }) }
+
+// Done is closed when the hub closes.
+func (h *Hub) Done() <-chan struct{} { return h.done }
+
+// EventBytes formats one server-sent event: every line of data gets its own
+// "data:" field, as the format requires.
+func EventBytes(event string, data []byte) []byte {
+	var b strings.Builder
+	b.Grow(len(data) + len(event) + 32)
+	b.WriteString("event: ")
+	b.WriteString(event)
+	b.WriteByte('\n')
+	for _, line := range strings.Split(string(data), "\n") {
+		b.WriteString("data: ")
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	return []byte(b.String())
+}
