@@ -4,13 +4,13 @@ package views
 // start, the table of play after. Handlers build it from the projection the
 // viewer may see; nothing hidden from that viewer is in it.
 type TableView struct {
-	GameID   int64
-	Version  int
-	Status   string // open, playing, finished, cancelled
-	Summary  string // options in words
-	Pace     string
-	Public bool
-	Ranked bool
+	GameID  int64
+	Version int
+	Status  string // open, playing, finished, cancelled
+	Summary string // options in words
+	Pace    string
+	Public  bool
+	Ranked  bool
 	// Watchers is shown by the page beside the board, not in it: the board
 	// is the same for every spectator, the count changes on its own.
 	Watchers int
@@ -43,7 +43,7 @@ type TableView struct {
 	Log        []LogLine
 	LogOmitted int
 	Scores     *ScoreTable
-	Standings   []Standing
+	Standings  []Standing
 	// ReplayURL is set once the game is over.
 	ReplayURL string
 }
