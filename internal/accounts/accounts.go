@@ -59,6 +59,8 @@ type Service struct {
 	// dummyHash is checked when a log-in names no account, so that such a
 	// log-in takes as long as a wrong password.
 	dummyHash string
+	// tokenCache holds API tokens checked lately.
+	tokenCache tokenCache
 }
 
 // New returns the service.

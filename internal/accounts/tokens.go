@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -18,7 +20,7 @@ import (
 type TokenStore interface {
 	CreateAPIToken(ctx context.Context, userID int64, name string, hash []byte, at time.Time) (int64, error)
 	APITokens(ctx context.Context, userID int64) ([]db.APIToken, error)
-	RevokeAPIToken(ctx context.Context, userID, id int64, at time.Time) (bool, error)
+	RevokeAPIToken(ctx context.Context, userID, id int64, at time.Time) (string, error)
 	UserByAPIToken(ctx context.Context, hash []byte, at time.Time) (db.User, error)
 }
 
@@ -62,34 +64,105 @@ func (s *Service) APITokens(ctx context.Context, userID int64) ([]db.APIToken, e
 	return ts, nil
 }
 
-// RevokeAPIToken ends one of a user's tokens.
+// RevokeAPIToken ends one of a user's tokens, on every instance at once.
 func (s *Service) RevokeAPIToken(ctx context.Context, userID, id int64) error {
-	ok, err := s.tokens.RevokeAPIToken(ctx, userID, id, s.clock.Now())
+	hash, err := s.tokens.RevokeAPIToken(ctx, userID, id, s.clock.Now())
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not revoke the token")
 	}
-	if !ok {
+	if hash == "" {
 		return apperr.E(apperr.NotFound, "No such token.")
 	}
+	s.ForgetToken(hash) // here at once; the other instances when they hear
 	return nil
 }
 
 // ErrBadToken answers a missing, unknown or revoked API token.
 var ErrBadToken = apperr.E(apperr.Unauthorized, "Send a valid personal API token as 'Authorization: Bearer <token>' (create one on the settings page).")
 
-// UserByAPIToken authenticates an API request.
+// UserByAPIToken authenticates an API request. A token checked in the
+// database is trusted from memory for TokenCacheFor (so that an API request
+// costs no query of its own); revoking it anywhere makes every instance
+// forget it at once (ForgetToken, from the token channel).
 func (s *Service) UserByAPIToken(ctx context.Context, token string) (db.User, error) {
 	if !strings.HasPrefix(token, tokenPrefix) || len(token) > 100 {
 		return db.User{}, ErrBadToken
 	}
-	u, err := s.tokens.UserByAPIToken(ctx, hashToken(token), s.clock.Now())
+	hash := hashToken(token)
+	now := s.clock.Now()
+	if u, ok := s.tokenCache.get(hash, now); ok {
+		return u, nil
+	}
+	u, err := s.tokens.UserByAPIToken(ctx, hash, now)
 	if errors.Is(err, db.ErrNotFound) {
 		return db.User{}, ErrBadToken
 	}
 	if err != nil {
 		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not check the token")
 	}
+	s.tokenCache.put(hash, u, now.Add(TokenCacheFor))
 	return u, nil
+}
+
+// TokenCacheFor is how long a checked API token is trusted from memory;
+// its last use is recorded once in that time.
+const TokenCacheFor = 5 * time.Minute
+
+// ForgetToken drops a revoked token (its hash in hex, as the token channel
+// carries it) from this instance's memory.
+func (s *Service) ForgetToken(hashHex string) {
+	if h, err := hex.DecodeString(hashHex); err == nil {
+		s.tokenCache.drop(h)
+	}
+}
+
+// ForgetAllTokens empties this instance's memory of checked tokens (after
+// the listener lost its connection and may have missed revocations).
+func (s *Service) ForgetAllTokens() { s.tokenCache.clear() }
+
+// tokenCache remembers checked tokens by hash.
+type tokenCache struct {
+	mu sync.Mutex
+	m  map[string]cachedToken
+}
+
+type cachedToken struct {
+	user  db.User
+	until time.Time
+}
+
+// maxCachedTokens bounds the memory; past it the cache starts afresh.
+const maxCachedTokens = 100_000
+
+func (c *tokenCache) get(hash []byte, now time.Time) (db.User, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.m[string(hash)]
+	if !ok || !now.Before(t.until) {
+		return db.User{}, false
+	}
+	return t.user, true
+}
+
+func (c *tokenCache) put(hash []byte, u db.User, until time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedTokens {
+		c.m = map[string]cachedToken{}
+	}
+	c.m[string(hash)] = cachedToken{user: u, until: until}
+}
+
+func (c *tokenCache) drop(hash []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, string(hash))
+}
+
+func (c *tokenCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
 }
 
 func hashToken(token string) []byte {

@@ -105,11 +105,13 @@ func (a *App) Run(ctx context.Context) {
 				a.Watch.Changed(id)
 			}
 		},
-		db.DueChannel: a.Due.AtPayload,
+		db.DueChannel:   a.Due.AtPayload,
+		db.TokenChannel: a.Accounts.ForgetToken,
 	}
 	caughtUp := func() {
 		a.Watch.ChangedAll()
 		a.Due.Now()
+		a.Accounts.ForgetAllTokens()
 	}
 	go func() {
 		defer wg.Done()

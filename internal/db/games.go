@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/lib/pq"
@@ -88,7 +87,7 @@ func (t *Tx) CreateGame(ctx context.Context, g Game) (int64, error) {
 	var id int64
 	err := get(ctx, t.tx, &id, `
 		INSERT INTO games (creator_id, status, options, seats, public, invite_code, ranked, pace, turn_seconds, seed, created_at, updated_at)
-		VALUES ($1, 'open', $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+		VALUES ($1, 'open', $2::text::jsonb, $3, $4, $5, $6, $7, $8, $9, $10, $10)
 		RETURNING id`,
 		g.CreatorID, g.Options, g.Seats, g.Public, g.InviteCode, g.Ranked, g.Pace, g.TurnSeconds, g.Seed, g.CreatedAt)
 	if err != nil {
@@ -278,9 +277,9 @@ type MoveWrite struct {
 }
 
 // RecordMove writes a move in one statement: the move into the log, the
-// round it ended, the game row's new state (provided its version is still
-// w.Prev), and the notifications of the change to every instance once the
-// transaction commits. It reports false when the version had moved on.
+// round it ended, and the game row's new state, provided its version is
+// still w.Prev; once the transaction commits, every instance is told. It
+// reports false when the version had moved on.
 func (t *Tx) RecordMove(ctx context.Context, w MoveWrite) (bool, error) {
 	m := w.Move
 	var roundNo *int
@@ -290,18 +289,31 @@ func (t *Tx) RecordMove(ctx context.Context, w MoveWrite) (bool, error) {
 		r := string(w.Round.Result)
 		result = &r
 	}
-	var due *string
-	if w.WakeDue != nil {
-		d := strconv.FormatInt(w.WakeDue.UnixMilli(), 10)
-		due = &d
-	}
 	st := w.State
-	// pg_notify returns void: each is cast to text so that both run.
-	var ok []struct {
-		Game *string `db:"game"`
-		Due  *string `db:"due"`
+	stmt, err := t.stmt(ctx, recordMoveQuery)
+	if err != nil {
+		return false, err
 	}
-	err := sel(ctx, t.tx, &ok, `
+	res, err := stmt.ExecContext(ctx,
+		m.GameID, w.Prev, st.Version, st.Status, st.TurnSeat, st.TurnUserID, st.DueAt, st.FinishedAt, st.UpdatedAt,
+		m.Round, m.Seat, m.Kind, m.Card, m.Pot, m.Timeout, roundNo, result)
+	if err != nil {
+		return false, fmt.Errorf("db: record move %d of game %d: %w", m.Seq, m.GameID, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return false, nil
+	}
+	if err := t.NotifyGame(ctx, m.GameID, st.Version); err != nil {
+		return false, err
+	}
+	if w.WakeDue != nil {
+		return true, t.NotifyDue(ctx, *w.WakeDue)
+	}
+	return true, nil
+}
+
+// recordMoveQuery writes a move, the round it ended and the game's state.
+const recordMoveQuery = `
 		WITH m AS (
 			INSERT INTO moves (game_id, seq, round, seat, kind, card, pot, timeout, created_at)
 			VALUES ($1, $3, $10, $11, $12, $13, $14, $15, $9)
@@ -311,16 +323,7 @@ func (t *Tx) RecordMove(ctx context.Context, w MoveWrite) (bool, error) {
 		)
 		UPDATE games SET version = $3, status = $4, turn_seat = $5, turn_user_id = $6, due_at = $7,
 			finished_at = COALESCE($8, finished_at), updated_at = $9
-		WHERE id = $1 AND version = $2
-		RETURNING pg_notify('`+GameChannel+`', $1::text || ':' || $3::text)::text AS game,
-			CASE WHEN $18::text IS NOT NULL THEN pg_notify('`+DueChannel+`', $18::text)::text END AS due`,
-		m.GameID, w.Prev, st.Version, st.Status, st.TurnSeat, st.TurnUserID, st.DueAt, st.FinishedAt, st.UpdatedAt,
-		m.Round, m.Seat, m.Kind, m.Card, m.Pot, m.Timeout, roundNo, result, due)
-	if err != nil {
-		return false, fmt.Errorf("db: record move %d of game %d: %w", m.Seq, m.GameID, err)
-	}
-	return len(ok) == 1, nil
-}
+		WHERE id = $1 AND version = $2`
 
 // SetSeatResults stores every seat's final total and placing, by seat.
 func (t *Tx) SetSeatResults(ctx context.Context, gameID int64, totals, placings []int) error {
@@ -348,28 +351,6 @@ func (t *Tx) AddTimeout(ctx context.Context, gameID int64, seat int) (int, error
 func (t *Tx) MarkAbandoned(ctx context.Context, gameID int64, seat int) error {
 	return exec(ctx, t.tx, "mark abandoned", `UPDATE game_seats SET abandoned = true WHERE game_id = $1 AND seat = $2`, gameID, seat)
 }
-
-// NotifyGame tells every server instance, once the transaction commits,
-// that a game changed. The payload is "id:version", never game state.
-func (t *Tx) NotifyGame(ctx context.Context, gameID int64, version int) error {
-	return exec(ctx, t.tx, "notify", `SELECT pg_notify($1, $2)`, GameChannel, fmt.Sprintf("%d:%d", gameID, version))
-}
-
-// NotifyDue wakes the due-move workers of every instance, once the
-// transaction commits, for a machine's move due at at.
-func (t *Tx) NotifyDue(ctx context.Context, at time.Time) error {
-	return exec(ctx, t.tx, "notify due", `SELECT pg_notify($1, $2)`, DueChannel, strconv.FormatInt(at.UnixMilli(), 10))
-}
-
-// GameChannel is the LISTEN/NOTIFY channel of game changes, payload
-// "id:version": the event streams of every instance listen to it.
-const GameChannel = "game_changed"
-
-// DueChannel is the LISTEN/NOTIFY channel that wakes the due-move workers,
-// payload the due time in Unix milliseconds. It is sent only when a machine
-// moves next (soon): players' deadlines are far enough away for the
-// workers' own look at the earliest due time to find them.
-const DueChannel = "game_due"
 
 // DueGames locks up to limit playing games whose due time has passed,
 // skipping games another instance holds, so each is handled once.

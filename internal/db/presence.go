@@ -42,25 +42,34 @@ func (s *Store) SavePresence(ctx context.Context, instance string, rows []Presen
 	})
 }
 
-// WatcherCounts counts, for each of the games, the streams of people
-// watching it (visitors and users not seated at it) in every instance seen
-// since since. Games nobody watches are absent.
-func (s *Store) WatcherCounts(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]int, error) {
-	var rows []struct {
-		GameID int64 `db:"game_id"`
-		N      int   `db:"n"`
-	}
+// Watched is a watched game as the event streams check it: how far it has
+// got (to catch a change whose notification was lost) and how many watch.
+type Watched struct {
+	GameID   int64  `db:"id"`
+	Version  int    `db:"version"`
+	Status   string `db:"status"`
+	Taken    int    `db:"taken"`
+	Watchers int    `db:"watchers"`
+}
+
+// WatchedGames reads, for each of the games, its version, status and seats
+// taken, and the streams of people watching it (visitors and users not
+// seated at it) in every instance seen since since.
+func (s *Store) WatchedGames(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]Watched, error) {
+	var rows []Watched
 	err := sel(ctx, s.DB, &rows, `
-		SELECT p.game_id, sum(p.streams)::int AS n FROM stream_presence p
-		WHERE p.game_id = ANY($1) AND p.seen_at > $2
-		  AND (p.user_id = 0 OR NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = p.game_id AND s.user_id = p.user_id))
-		GROUP BY p.game_id`, pq.Array(gameIDs), since)
+		SELECT g.id, g.version, g.status,
+			(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id)::int AS taken,
+			COALESCE((SELECT sum(p.streams) FROM stream_presence p
+				WHERE p.game_id = g.id AND p.seen_at > $2
+				  AND (p.user_id = 0 OR NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = p.user_id))), 0)::int AS watchers
+		FROM games g WHERE g.id = ANY($1)`, pq.Array(gameIDs), since)
 	if err != nil {
-		return nil, fmt.Errorf("db: watcher counts: %w", err)
+		return nil, fmt.Errorf("db: watched games: %w", err)
 	}
-	out := make(map[int64]int, len(rows))
+	out := make(map[int64]Watched, len(rows))
 	for _, r := range rows {
-		out[r.GameID] = r.N
+		out[r.GameID] = r
 	}
 	return out, nil
 }

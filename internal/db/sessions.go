@@ -22,7 +22,7 @@ type Session struct {
 func (s *Store) CreateSession(ctx context.Context, sess Session) error {
 	_, err := s.DB.NamedExecContext(ctx, `
 		INSERT INTO sessions (id_hash, user_id, data, user_agent, created_at, last_seen_at, expires_at)
-		VALUES (:id_hash, :user_id, :data, :user_agent, :created_at, :last_seen_at, :expires_at)`, sess)
+		VALUES (:id_hash, :user_id, CAST(CAST(:data AS text) AS jsonb), :user_agent, :created_at, :last_seen_at, :expires_at)`, sess)
 	if err != nil {
 		return fmt.Errorf("db: create session: %w", err)
 	}
@@ -44,7 +44,7 @@ func (s *Store) SessionByHash(ctx context.Context, idHash []byte, now time.Time)
 // UpdateSession stores a session's user, data and last-seen time.
 func (s *Store) UpdateSession(ctx context.Context, idHash []byte, userID *int64, data json.RawMessage, seen time.Time) error {
 	_, err := s.DB.ExecContext(ctx, `
-		UPDATE sessions SET user_id = $2, data = $3, last_seen_at = $4 WHERE id_hash = $1`,
+		UPDATE sessions SET user_id = $2, data = $3::text::jsonb, last_seen_at = $4 WHERE id_hash = $1`,
 		idHash, userID, data, seen)
 	if err != nil {
 		return fmt.Errorf("db: update session: %w", err)

@@ -79,7 +79,11 @@ func (s *Store) GameSnapshot(ctx context.Context, id int64, movesAfter int) (Sna
 // lock with GameForUpdate and read the seats after it.
 func (t *Tx) LockGameSnapshot(ctx context.Context, id int64, movesAfter int) (Snapshot, error) {
 	var row snapshotRow
-	err := get(ctx, t.tx, &row, snapshotQuery+` FOR UPDATE OF g SKIP LOCKED`, id, movesAfter)
+	st, err := t.stmt(ctx, snapshotQuery+` FOR UPDATE OF g SKIP LOCKED`)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	err = st.GetContext(ctx, &row, id, movesAfter)
 	if err == nil {
 		snap, err := row.decode(movesAfter)
 		if err != nil || snap.complete() {

@@ -37,15 +37,28 @@ func (s *Store) APITokens(ctx context.Context, userID int64) ([]APIToken, error)
 	return out, nil
 }
 
-// RevokeAPIToken revokes one of a user's tokens; it reports whether it did.
-func (s *Store) RevokeAPIToken(ctx context.Context, userID, id int64, at time.Time) (bool, error) {
-	res, err := s.DB.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`, id, userID, at)
+// RevokeAPIToken revokes one of a user's tokens and returns its hash in
+// hex ("" when there was no such live token). Every instance hears of it
+// (TokenChannel) once it commits, so that none goes on trusting a cached
+// check of that token.
+func (s *Store) RevokeAPIToken(ctx context.Context, userID, id int64, at time.Time) (string, error) {
+	var hashes []string
+	err := sel(ctx, s.DB, &hashes, `
+		WITH r AS (UPDATE api_tokens SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL
+			RETURNING encode(token_hash, 'hex') AS h)
+		SELECT h FROM r, LATERAL (SELECT pg_notify('`+TokenChannel+`', h)) n`, id, userID, at)
 	if err != nil {
-		return false, fmt.Errorf("db: revoke api token: %w", err)
+		return "", fmt.Errorf("db: revoke api token: %w", err)
 	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	if len(hashes) == 0 {
+		return "", nil
+	}
+	return hashes[0], nil
 }
+
+// TokenChannel is the LISTEN/NOTIFY channel of revoked API tokens, payload
+// the token's hash in hex.
+const TokenChannel = "token_revoked"
 
 // UserByAPIToken finds the user of a live token and records its use.
 func (s *Store) UserByAPIToken(ctx context.Context, hash []byte, at time.Time) (User, error) {

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -11,19 +12,24 @@ import (
 // game, append moves, update the game, notify).
 type Tx struct {
 	tx          *sqlx.Tx
+	store       *Store
 	afterCommit []func()
+	notes       []note
 }
 
 // Tx runs fn in one transaction, committed when fn returns nil; then the
 // functions registered with AfterCommit run.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) error {
-	t := &Tx{}
+	t := &Tx{store: s}
 	err := s.InTx(ctx, func(tx *sqlx.Tx) error {
 		t.tx = tx
 		return fn(t)
 	})
 	if err != nil {
 		return err
+	}
+	if len(t.notes) > 0 {
+		s.notify(t.notes)
 	}
 	for _, f := range t.afterCommit {
 		f()
@@ -54,4 +60,31 @@ func exec(ctx context.Context, q queryer, what string, query string, args ...any
 		return fmt.Errorf("db: %s: %w", what, err)
 	}
 	return nil
+}
+
+// hot holds the statements every move runs, prepared once per connection so
+// that Postgres neither parses nor plans them again.
+type hot struct {
+	mu    sync.Mutex
+	stmts map[string]*sqlx.Stmt
+}
+
+// stmt returns the transaction's handle on a prepared hot statement.
+func (t *Tx) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
+	h := &t.store.hot
+	h.mu.Lock()
+	st, ok := h.stmts[query]
+	if !ok {
+		var err error
+		if st, err = t.store.DB.PreparexContext(ctx, query); err != nil {
+			h.mu.Unlock()
+			return nil, fmt.Errorf("db: prepare: %w", err)
+		}
+		if h.stmts == nil {
+			h.stmts = map[string]*sqlx.Stmt{}
+		}
+		h.stmts[query] = st
+	}
+	h.mu.Unlock()
+	return t.tx.StmtxContext(ctx, st), nil
 }

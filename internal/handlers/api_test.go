@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"nothanks/internal/apptest"
 )
@@ -99,5 +100,36 @@ func TestAPITokensFromSettings(t *testing.T) {
 	other := s.Client().Register("Thief")
 	if res := other.PostForm(fmt.Sprintf("/settings/tokens/%d/revoke", tokens[0].ID), nil); res.Status != http.StatusNotFound {
 		t.Errorf("revoking someone else's token: %d, want 404", res.Status)
+	}
+}
+
+// A checked token is trusted from memory, but revoking it on one instance
+// ends it on every instance.
+func TestRevokedTokenEndsOnEveryInstance(t *testing.T) {
+	s := apptest.New(t)
+	other := apptest.NewOn(t, s.Store, s.DBURL)
+	c := s.Client().Register("Keys")
+	token := c.PostForm("/settings/tokens", url.Values{"name": {"my bot"}}).TestID("new-token")
+	there := apptest.NewAPI(other, token)
+	for range 3 { // checked once, then from memory
+		if status, _ := there.Do(http.MethodGet, "/api/v1/me", nil); status != http.StatusOK {
+			t.Fatalf("me on the other instance: %d", status)
+		}
+	}
+	u, _ := s.Store.UserByName(context.Background(), "Keys")
+	tokens, _ := s.Store.APITokens(context.Background(), u.ID)
+	if res := c.PostForm(fmt.Sprintf("/settings/tokens/%d/revoke", tokens[0].ID), nil); res.Status != http.StatusSeeOther {
+		t.Fatalf("revoke: %d", res.Status)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, _ := there.Do(http.MethodGet, "/api/v1/me", nil)
+		if status == http.StatusUnauthorized {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other instance still accepts the revoked token: %d", status)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

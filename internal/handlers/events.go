@@ -127,12 +127,12 @@ func (r streamRenderer) Watchers(ctx context.Context, n int, _ string) ([]byte, 
 // watchers counts the people watching a game across every instance, for a
 // page (streams get the count from the hub).
 func (s *Server) watchers(ctx context.Context, gameID int64) int {
-	counts, err := s.db.WatcherCounts(ctx, []int64{gameID}, s.clock.Now().Add(-games.WatchWindow))
+	w, err := s.db.WatchedGames(ctx, []int64{gameID}, s.clock.Now().Add(-games.WatchWindow))
 	if err != nil {
 		s.log.Warn("count watchers", "game", gameID, "err", err)
 		return 0
 	}
-	return counts[gameID]
+	return w[gameID].Watchers
 }
 
 var _ watch.Renderer = streamRenderer{}

@@ -20,6 +20,7 @@ import (
 	"nothanks/internal/accounts"
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
+	"nothanks/internal/db"
 	"nothanks/internal/games"
 	"nothanks/internal/links"
 	"nothanks/internal/ranked"
@@ -31,7 +32,7 @@ import (
 // many watch a game. Everything else goes through the services.
 type Store interface {
 	Ping(ctx context.Context) error
-	WatcherCounts(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]int, error)
+	WatchedGames(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]db.Watched, error)
 }
 
 // Deps is everything the handlers need.

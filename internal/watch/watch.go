@@ -109,7 +109,7 @@ type Loader func(ctx context.Context, gameID int64) (*games.State, error)
 // PresenceStore keeps who watches which game, across instances.
 type PresenceStore interface {
 	SavePresence(ctx context.Context, instance string, rows []db.Presence, at time.Time) error
-	WatcherCounts(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]int, error)
+	WatchedGames(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]db.Watched, error)
 }
 
 // Frame is one server-sent event, ready to write.
@@ -136,8 +136,6 @@ type Sub struct {
 	mu      sync.Mutex
 	pending []Frame
 	dropped bool
-	// key is the view the stream shows of the room's current state.
-	key Key
 }
 
 // Take returns the frames waiting for the stream, oldest first, and
@@ -187,6 +185,9 @@ type room struct {
 	// loading and again coalesce changes that come during a load.
 	loading, again bool
 	watchers       int
+	// drawing is held while a view is drawn, so that streams asking for the
+	// same view at once share one drawing.
+	drawing sync.Mutex
 }
 
 // Hub holds the rooms of this instance.
@@ -308,28 +309,32 @@ func (h *Hub) Unsubscribe(s *Sub) {
 // per view and state.
 func (h *Hub) frameFor(ctx context.Context, r *room, st *games.State, s *Sub) (Frame, error) {
 	k := KeyFor(st, s.viewer)
-	r.mu.Lock()
-	if r.state == st {
-		s.key = k
+	lookup := func() (Frame, bool) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.state != st {
+			return Frame{}, false
+		}
+		f, ok := r.frames[k]
+		return f, ok
 	}
-	f, ok := r.frames[k]
-	r.mu.Unlock()
-	if ok {
+	if f, ok := lookup(); ok {
 		return f, nil
+	}
+	r.drawing.Lock()
+	defer r.drawing.Unlock()
+	if f, ok := lookup(); ok {
+		return f, nil // drawn while this stream waited
 	}
 	html, err := h.render.Board(ctx, st, k)
 	if err != nil {
 		return Frame{}, err
 	}
 	h.renders.Add(1)
-	f = Frame{Kind: "board", Data: EventBytes("board", html), Digest: views.BoardDigest(html)}
+	f := Frame{Kind: "board", Data: EventBytes("board", html), Digest: views.BoardDigest(html)}
 	r.mu.Lock()
 	if r.state == st {
-		if g, ok := r.frames[k]; ok {
-			f = g // drawn meanwhile by another stream: share that one
-		} else {
-			r.frames[k] = f
-		}
+		r.frames[k] = f
 	}
 	r.mu.Unlock()
 	return f, nil
@@ -435,7 +440,8 @@ func (h *Hub) Watchers(gameID int64) int {
 
 // Flush writes this instance's streams to the presence table in one
 // statement, reads back how many watch each of its games across every
-// instance, and sends the new counts to the streams.
+// instance, and sends the new counts to the streams. A game found further
+// on than its room is read again (its notification was lost).
 func (h *Hub) Flush(ctx context.Context) error {
 	now := h.clock.Now()
 	type counted struct {
@@ -472,25 +478,31 @@ func (h *Hub) Flush(ctx context.Context) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	counts, err := h.presence.WatcherCounts(ctx, ids, now.Add(-games.WatchWindow))
+	watched, err := h.presence.WatchedGames(ctx, ids, now.Add(-games.WatchWindow))
 	if err != nil {
 		return err
 	}
 	frames := map[string]Frame{}
 	for _, c := range rooms {
-		n := counts[c.r.id]
+		w := watched[c.r.id]
 		c.r.mu.Lock()
-		changed := n != c.r.watchers
-		c.r.watchers = n
+		changed := w.Watchers != c.r.watchers
+		c.r.watchers = w.Watchers
+		// A change whose notification was lost shows here: read it now.
+		st := c.r.state
+		behind := st != nil && (st.Game.Version != w.Version || st.Game.Status != w.Status || len(st.Seats) != w.Taken)
 		c.r.mu.Unlock()
+		if behind {
+			h.refresh(c.r)
+		}
 		if !changed {
 			continue
 		}
 		for _, s := range c.subs {
-			key := s.viewer.Lang + "\x00" + strconv.Itoa(n)
+			key := s.viewer.Lang + "\x00" + strconv.Itoa(w.Watchers)
 			f, ok := frames[key]
 			if !ok {
-				html, err := h.render.Watchers(ctx, n, s.viewer.Lang)
+				html, err := h.render.Watchers(ctx, w.Watchers, s.viewer.Lang)
 				if err != nil {
 					return err
 				}
