@@ -20,6 +20,7 @@ import (
 	"nothanks/internal/handlers"
 	"nothanks/internal/links"
 	"nothanks/internal/live"
+	"nothanks/internal/metrics"
 	"nothanks/internal/notify"
 	"nothanks/internal/ranked"
 	"nothanks/internal/session"
@@ -41,6 +42,7 @@ type App struct {
 	Notify   *notify.Service
 	Broker   *live.Broker
 	Store    *db.Store
+	Metrics  *metrics.Metrics
 	// Workers runs the background workers that make due moves and form
 	// ranked tables; tests that drive them step by step turn them off.
 	Workers bool
@@ -49,8 +51,19 @@ type App struct {
 	log     *slog.Logger
 }
 
-// New builds the application on an open, migrated store.
+// WorkerConns is the pool's share for the background loops: each of the
+// four (due moves, matcher, outbox, housekeeping) holds at most one
+// connection at a time. Requests get the rest (DB_MAX_CONNS - WorkerConns
+// at once), so neither side can starve the other. The LISTEN connection is
+// outside the pool.
+const WorkerConns = 4
+
+// New builds the application on an open, migrated store, sizing its pool
+// to DB_MAX_CONNS.
 func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Clock, log *slog.Logger) (*App, error) {
+	if cfg.DBMaxConns > 0 {
+		store.SetMaxConns(cfg.DBMaxConns)
+	}
 	acc, err := accounts.New(store, store, store, store, clk)
 	if err != nil {
 		return nil, err
@@ -81,8 +94,10 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	}
 	n := notify.New(store, g, signer, sender, cfg.BaseURL, clk, log)
 	broker := live.NewBroker()
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Broker: broker, DB: store, Clock: clk, Log: log})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Broker: broker, Store: store, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	m := metrics.New(store.DB.DB, store, clk.Now, log)
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Broker: broker, DB: store, Clock: clk, Log: log,
+		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Broker: broker, Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // Run runs the background jobs until ctx is done: the LISTEN connection

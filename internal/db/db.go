@@ -52,10 +52,21 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		}
 		return nil, &UnreachableError{URL: Redact(url), Err: err}
 	}
-	pool.SetMaxOpenConns(25)
-	pool.SetMaxIdleConns(10)
-	pool.SetConnMaxIdleTime(5 * time.Minute)
-	return New(pool), nil
+	st := New(pool)
+	st.SetMaxConns(DefaultMaxConns)
+	return st, nil
+}
+
+// DefaultMaxConns is the pool size until SetMaxConns says otherwise.
+const DefaultMaxConns = 20
+
+// SetMaxConns sizes the pool: at most n connections, all of which may stay
+// open while idle (opening one costs Postgres a process), until unused for
+// five minutes.
+func (s *Store) SetMaxConns(n int) {
+	s.DB.SetMaxOpenConns(n)
+	s.DB.SetMaxIdleConns(n)
+	s.DB.SetConnMaxIdleTime(5 * time.Minute)
 }
 
 func connect(ctx context.Context, url string) (*sqlx.DB, error) {
