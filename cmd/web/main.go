@@ -24,6 +24,7 @@ import (
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
 	"nothanks/internal/db"
+	"nothanks/internal/handlers"
 )
 
 func main() {
@@ -75,11 +76,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (set ADDR to a free address)", cfg.Addr, err)
 	}
+	if cfg.MaxConnsPerIP > 0 {
+		ln = handlers.LimitConnsPerIP(ln, cfg.MaxConnsPerIP, cfg.TrustedProxies)
+	}
 	srv := &http.Server{
 		Handler:           a.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		// No WriteTimeout: event streams stay open. Other requests get a
+		MaxHeaderBytes:    64 << 10,
+		// No ReadTimeout or WriteTimeout: event streams stay open. Bodies
+		// get a read deadline per request (BODY_TIMEOUT), and handlers a
 		// deadline through their context (REQUEST_TIMEOUT).
 	}
 	serveErr := make(chan error, 1)

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/mail"
 	"strings"
 	"time"
@@ -26,19 +25,11 @@ type Store interface {
 	UserByLogin(ctx context.Context, login string) (db.User, error)
 	UpdatePassword(ctx context.Context, id int64, hash string) error
 	UpdateEmail(ctx context.Context, id int64, email string) error
-	RecordLoginFailure(ctx context.Context, at time.Time, keys ...string) error
-	LoginFailures(ctx context.Context, key string, since time.Time) (int, time.Time, error)
-	ClearLoginFailures(ctx context.Context, key string) error
-	DeleteOldLoginFailures(ctx context.Context, before time.Time) error
+	CountAttempt(ctx context.Context, key string, limit int, now, expired time.Time) (db.Attempt, error)
+	UncountAttempt(ctx context.Context, a db.Attempt) error
+	ClearAttempts(ctx context.Context, key string) error
+	DeleteOldAttempts(ctx context.Context, before time.Time) error
 }
-
-// Throttling of log-ins: failures counted over a window, per account (or
-// per name tried, for names that match no account) and per client IP.
-const (
-	FailureWindow      = 15 * time.Minute
-	MaxAccountFailures = 5
-	MaxIPFailures      = 30
-)
 
 // Limits on input.
 const (
@@ -177,9 +168,13 @@ var ErrBadCredentials = apperr.E(apperr.Unauthorized, "Wrong username, email or 
 
 // Login checks credentials. ip is the client's address for throttling. The
 // answer, and the time it takes, are the same whether the account exists.
+// The attempt is counted against the account and the IP before the
+// password is hashed, so parallel guesses cannot outrun the limits.
 func (s *Service) Login(ctx context.Context, in LoginInput, ip string) (db.User, error) {
 	login := strings.TrimSpace(in.Login)
-	if login == "" || in.Password == "" || len(in.Password) > MaxPassword {
+	// No account has a longer name or address, and such a name must not
+	// become a throttle key (an index entry has a size limit).
+	if login == "" || len(login) > MaxEmailLength || in.Password == "" || len(in.Password) > MaxPassword {
 		return db.User{}, ErrBadCredentials
 	}
 	now := s.clock.Now()
@@ -188,16 +183,26 @@ func (s *Service) Login(ctx context.Context, in LoginInput, ip string) (db.User,
 	if err != nil && !errors.Is(err, db.ErrNotFound) {
 		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not look up the account")
 	}
-	accountKey := "login:" + strings.ToLower(login)
+	key := loginKey(login)
 	if found {
-		accountKey = fmt.Sprintf("user:%d", u.ID)
+		key = accountKey(u.ID)
 	}
-	ipKey := "ip:" + ip
-	if err := s.throttle(ctx, now, accountKey, MaxAccountFailures); err != nil {
+	// The address first: a client over its limit adds no rows for the
+	// names it tries.
+	fromIP, wait, err := s.countAttempt(ctx, now, ipKey(ip), MaxIPFailures)
+	if err != nil {
 		return db.User{}, err
 	}
-	if err := s.throttle(ctx, now, ipKey, MaxIPFailures); err != nil {
-		return db.User{}, err
+	if wait > 0 {
+		return db.User{}, loginThrottled(wait)
+	}
+	account, wait, err := s.countAttempt(ctx, now, key, MaxAccountFailures)
+	if err != nil || wait > 0 {
+		s.uncount(ctx, fromIP)
+		if err != nil {
+			return db.User{}, err
+		}
+		return db.User{}, loginThrottled(wait)
 	}
 	hash := s.dummyHash
 	if found {
@@ -205,37 +210,18 @@ func (s *Service) Login(ctx context.Context, in LoginInput, ip string) (db.User,
 	}
 	ok, err := CheckPassword(hash, in.Password)
 	if err != nil {
+		s.uncount(ctx, account)
+		s.uncount(ctx, fromIP)
 		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not check the password")
 	}
 	if !ok || !found {
-		if err := s.store.RecordLoginFailure(ctx, now, accountKey, ipKey); err != nil {
-			return db.User{}, apperr.Wrap(err, apperr.Internal, "could not record the failure")
-		}
 		return db.User{}, ErrBadCredentials
 	}
-	if err := s.store.ClearLoginFailures(ctx, accountKey); err != nil {
+	s.uncount(ctx, fromIP)
+	if err := s.store.ClearAttempts(ctx, key); err != nil {
 		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not clear failures")
 	}
 	return u, nil
-}
-
-func (s *Service) throttle(ctx context.Context, now time.Time, key string, limit int) error {
-	n, oldest, err := s.store.LoginFailures(ctx, key, now.Add(-FailureWindow))
-	if err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not count failures")
-	}
-	if n < limit {
-		return nil
-	}
-	wait := oldest.Add(FailureWindow).Sub(now)
-	// Postgres keeps microseconds, so the wait may be a hair over whole minutes.
-	minutes := int(math.Ceil(wait.Round(time.Second).Minutes()))
-	minutes = max(minutes, 1)
-	unit := "minutes"
-	if minutes == 1 {
-		unit = "minute"
-	}
-	return apperr.E(apperr.TooMany, "Too many failed log-ins. Try again in %d %s.", minutes, unit)
 }
 
 // User loads a user by id.
@@ -277,8 +263,8 @@ func (s *Service) ChangePassword(ctx context.Context, userID int64, in PasswordI
 		return err
 	}
 	f := apperr.FieldErrors{}
-	if ok, err := CheckPassword(u.PasswordHash, in.Current); err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not check the password")
+	if ok, err := s.checkCurrentPassword(ctx, u, in.Current); err != nil {
+		return err
 	} else if !ok {
 		f.Add("current", "That is not your current password.")
 	}
@@ -309,8 +295,8 @@ func (s *Service) ChangeEmail(ctx context.Context, userID int64, in EmailInput) 
 	if msg := checkEmail(in.Email); msg != "" {
 		f.Add("email", msg)
 	}
-	if ok, err := CheckPassword(u.PasswordHash, in.Password); err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not check the password")
+	if ok, err := s.checkCurrentPassword(ctx, u, in.Password); err != nil {
+		return err
 	} else if !ok {
 		f.Add("password", "That is not your password.")
 	}
@@ -357,14 +343,14 @@ func (s *Service) OtherSessions(ctx context.Context, userID int64, current []byt
 	return max(n, 0), nil
 }
 
-// Cleanup deletes sessions past their lifetime or idle limit and log-in
-// failures too old to count.
+// Cleanup deletes sessions past their lifetime or idle limit and throttle
+// counters too old to count.
 func (s *Service) Cleanup(ctx context.Context, idle time.Duration) error {
 	now := s.clock.Now()
 	if _, err := s.sessions.DeleteExpiredSessions(ctx, now, idle); err != nil {
 		return err
 	}
-	return s.store.DeleteOldLoginFailures(ctx, now.Add(-FailureWindow))
+	return s.store.DeleteOldAttempts(ctx, now.Add(-FailureWindow))
 }
 
 // newPasswordHash checks a new password and its confirmation, adding to the

@@ -20,6 +20,7 @@ import (
 	"nothanks/internal/handlers"
 	"nothanks/internal/links"
 	"nothanks/internal/live"
+	"nothanks/internal/metrics"
 	"nothanks/internal/notify"
 	"nothanks/internal/ranked"
 	"nothanks/internal/session"
@@ -43,8 +44,9 @@ type App struct {
 	// Watch serves the games' event streams of this instance.
 	Watch *watch.Hub
 	// Due wakes the due-move worker.
-	Due   *live.Waker
-	Store *db.Store
+	Due     *live.Waker
+	Store   *db.Store
+	Metrics *metrics.Metrics
 	// Workers runs the background workers that make due moves and form
 	// ranked tables; tests that drive them step by step turn them off.
 	Workers bool
@@ -53,8 +55,21 @@ type App struct {
 	log     *slog.Logger
 }
 
-// New builds the application on an open, migrated store.
+// WorkerConns is the pool's share for the background work: each of the
+// five loops (due moves, matcher, outbox, presence of watchers,
+// housekeeping) holds at most one connection at a time, and the event
+// streams read changed games watch.MaxLoads at a time. Requests get the
+// rest (DB_MAX_CONNS - WorkerConns at once), so neither side can starve
+// the other. The LISTEN connection and the notifier's two connections are
+// outside the pool.
+const WorkerConns = 5 + watch.MaxLoads
+
+// New builds the application on an open, migrated store, sizing its pool
+// to DB_MAX_CONNS.
 func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Clock, log *slog.Logger) (*App, error) {
+	if cfg.DBMaxConns > 0 {
+		store.SetMaxConns(cfg.DBMaxConns)
+	}
 	acc, err := accounts.New(store, store, store, store, clk)
 	if err != nil {
 		return nil, err
@@ -85,8 +100,10 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	}
 	n := notify.New(store, g, signer, sender, cfg.BaseURL, clk, log)
 	hub := watch.New(g.State, store, clk, log)
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, DB: store, Clock: clk, Log: log})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Due: live.NewWaker(), Store: store, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	m := metrics.New(store.DB.DB, store, clk.Now, log)
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, DB: store, Clock: clk, Log: log,
+		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // PresenceEvery is how often an instance writes who watches its games.

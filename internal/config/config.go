@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -23,7 +24,22 @@ type Config struct {
 	TrustedProxies []*net.IPNet
 	LogLevel       slog.Level
 	RequestTimeout time.Duration
+	// BodyTimeout bounds the reading of a request body (event streams
+	// have none), so that a client trickling a body cannot hold the server.
+	BodyTimeout time.Duration
+	// DBMaxConns is the size of this instance's Postgres pool.
+	DBMaxConns int
+	// MaxConnsPerIP caps a client address's open connections (0: no cap).
+	// Addresses in TrustedProxies are exempt.
+	MaxConnsPerIP int
+	// MetricsToken opens /metrics to "Authorization: Bearer <token>";
+	// empty: no /metrics.
+	MetricsToken string
 }
+
+// MinDBMaxConns leaves requests at least one connection beside the
+// background workers' (see app.WorkerConns).
+const MinDBMaxConns = 5
 
 // DefaultDatabaseURL is a local Postgres; lib/pq would require TLS without
 // sslmode=disable, which a local server rarely offers.
@@ -79,6 +95,19 @@ func Load(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("config: REQUEST_TIMEOUT must be a duration such as 15s")
 	}
 	c.RequestTimeout = timeout
+	if c.BodyTimeout, err = time.ParseDuration(get("BODY_TIMEOUT", "10s")); err != nil || c.BodyTimeout <= 0 {
+		return Config{}, fmt.Errorf("config: BODY_TIMEOUT must be a duration such as 10s")
+	}
+	if c.DBMaxConns, err = strconv.Atoi(get("DB_MAX_CONNS", "20")); err != nil || c.DBMaxConns < MinDBMaxConns {
+		return Config{}, fmt.Errorf("config: DB_MAX_CONNS must be a whole number of at least %d", MinDBMaxConns)
+	}
+	if c.MaxConnsPerIP, err = strconv.Atoi(get("MAX_CONNS_PER_IP", "0")); err != nil || c.MaxConnsPerIP < 0 {
+		return Config{}, fmt.Errorf("config: MAX_CONNS_PER_IP must be a whole number (0: no cap)")
+	}
+	c.MetricsToken = get("METRICS_TOKEN", "")
+	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
+		return Config{}, fmt.Errorf("config: METRICS_TOKEN must have at least 16 characters (or be unset to turn /metrics off)")
+	}
 	return c, nil
 }
 

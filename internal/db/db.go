@@ -67,16 +67,28 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		}
 		return nil, &UnreachableError{URL: Redact(url), Err: err}
 	}
-	pool.SetMaxOpenConns(25)
-	pool.SetMaxIdleConns(10)
-	pool.SetConnMaxIdleTime(5 * time.Minute)
+	st := &Store{DB: pool}
+	st.SetMaxConns(DefaultMaxConns)
 	notePool, err := connectWith(ctx, url, map[string]string{"synchronous_commit": "off"})
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("db: connect for notifications: %w", err)
 	}
 	notePool.SetMaxOpenConns(2)
-	return &Store{DB: pool, notes: newNotifier(notePool)}, nil
+	st.notes = newNotifier(notePool)
+	return st, nil
+}
+
+// DefaultMaxConns is the pool size until SetMaxConns says otherwise.
+const DefaultMaxConns = 20
+
+// SetMaxConns sizes the pool: at most n connections, all of which may stay
+// open while idle (opening one costs Postgres a process), until unused for
+// five minutes.
+func (s *Store) SetMaxConns(n int) {
+	s.DB.SetMaxOpenConns(n)
+	s.DB.SetMaxIdleConns(n)
+	s.DB.SetConnMaxIdleTime(5 * time.Minute)
 }
 
 // connect opens a pool. Parameters travel in lib/pq's binary mode, which

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -87,6 +88,29 @@ func (s *Server) startSession(c echo.Context, u db.User) error {
 	return sess.Save(c.Request(), c.Response())
 }
 
+// endSession logs this session out (its row is deleted, so a copy of the
+// cookie is worth nothing either) and sends the browser to the log-in page,
+// which says why. The message rides in a fresh session that holds no user.
+func (s *Server) endSession(c echo.Context, msg string) error {
+	sess, err := s.sessions.Get(c.Request(), s.sessions.Name())
+	if err != nil {
+		return err
+	}
+	if err := s.sessions.Destroy(c.Request().Context(), sess.ID); err != nil {
+		return err
+	}
+	sess.ID = ""
+	for k := range sess.Values {
+		delete(sess.Values, k)
+	}
+	sess.Values[flashKey] = "error|" + msg
+	if err := sess.Save(c.Request(), c.Response()); err != nil {
+		return err
+	}
+	c.Set(ctxUser, nil)
+	return redirect(c, "/login?next=%2Fsettings")
+}
+
 func (s *Server) logout(c echo.Context) error {
 	sess, err := s.sessions.Get(c.Request(), s.sessions.Name())
 	if err != nil {
@@ -139,6 +163,9 @@ func (s *Server) changePassword(c echo.Context) error {
 	u := currentUser(c)
 	ctx := c.Request().Context()
 	if err := s.accounts.ChangePassword(ctx, u.ID, in); err != nil {
+		if errors.Is(err, accounts.ErrReauthExhausted) {
+			return s.endSession(c, apperr.MessageOf(err))
+		}
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
 		}
@@ -168,6 +195,9 @@ func (s *Server) changeEmail(c echo.Context) error {
 	}
 	u := currentUser(c)
 	if err := s.accounts.ChangeEmail(c.Request().Context(), u.ID, in); err != nil {
+		if errors.Is(err, accounts.ErrReauthExhausted) {
+			return s.endSession(c, apperr.MessageOf(err))
+		}
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
 		}

@@ -10,8 +10,25 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"nothanks/internal/apperr"
+	"nothanks/internal/db"
 	"nothanks/internal/views"
 )
+
+// codeUnavailable is the code of an overload answer (503 with Retry-After):
+// the request was fine and may simply be sent again a little later. API
+// clients rely on it as a stable identifier.
+const codeUnavailable apperr.Code = "unavailable"
+
+// msgUnavailable is what a user reads when the site is overloaded.
+const msgUnavailable = "The site is very busy just now. Please try again in a few seconds."
+
+// overloaded reports whether err means the server could not serve in time,
+// not that the request or the code was wrong: every request slot busy, the
+// request's deadline passed (most often waiting for a pool connection), or
+// Postgres refusing or dropping connections.
+func overloaded(err error) bool {
+	return errors.Is(err, errBusy) || errors.Is(err, context.DeadlineExceeded) || db.Unavailable(err)
+}
 
 // statusOf maps an error's code to its HTTP status.
 func statusOf(code apperr.Code) int {
@@ -34,7 +51,7 @@ func statusOf(code apperr.Code) int {
 
 func codeOfStatus(status int) apperr.Code {
 	switch status {
-	case http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge, http.StatusMethodNotAllowed:
+	case http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge, http.StatusMethodNotAllowed, http.StatusRequestTimeout:
 		return apperr.Invalid
 	case http.StatusUnauthorized:
 		return apperr.Unauthorized
@@ -55,6 +72,9 @@ func codeOfStatus(status int) apperr.Code {
 func (s *Server) problem(c echo.Context, err error) (int, apperr.Code, string) {
 	var he *echo.HTTPError
 	switch {
+	case overloaded(err):
+		s.log.Warn("overloaded", "err", err, "path", c.Request().URL.Path)
+		return http.StatusServiceUnavailable, codeUnavailable, msgUnavailable
 	case errors.As(err, &he):
 		msg := http.StatusText(he.Code)
 		if m, ok := he.Message.(string); ok && he.Code < 500 {
@@ -64,9 +84,6 @@ func (s *Server) problem(c echo.Context, err error) (int, apperr.Code, string) {
 			s.log.Error("http error", "err", err, "path", c.Request().URL.Path)
 		}
 		return he.Code, codeOfStatus(he.Code), msg
-	case errors.Is(err, context.DeadlineExceeded):
-		s.log.Error("request deadline", "path", c.Request().URL.Path)
-		return http.StatusServiceUnavailable, apperr.Internal, "The server took too long. Please try again."
 	}
 	code := apperr.CodeOf(err)
 	if code == apperr.Internal {
@@ -86,6 +103,8 @@ func humanize(m string) string {
 		return "There is nothing at this address."
 	case m == "Method Not Allowed":
 		return "That address does not take this kind of request."
+	case m == "Request Timeout":
+		return "The request came in too slowly."
 	}
 	if m != "" {
 		m = strings.ToUpper(m[:1]) + m[1:]
@@ -110,6 +129,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 	defer cancel()
 	c.SetRequest(c.Request().WithContext(ctx))
 	status, code, msg := s.problem(c, err)
+	page := s.page
+	if code == codeUnavailable {
+		c.Response().Header().Set(echo.HeaderRetryAfter, RetryAfter)
+		// The page must not wait on the database that is short of
+		// connections: no session, no user.
+		page = plainPage
+	}
 	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
 		_ = c.JSON(status, apiError{Error: apiErrorBody{Code: string(code), Message: msg, Fields: apperr.FieldsOf(err)}})
 		return
@@ -121,10 +147,16 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = render(c, status, views.FlashMessage(views.Flash{Kind: "error", Message: msg}))
 		return
 	}
-	if rerr := render(c, status, views.ErrorPage(s.page(c, views.ErrorTitle(status)), status, msg)); rerr != nil {
+	if rerr := render(c, status, views.ErrorPage(page(c, views.ErrorTitle(status)), status, msg)); rerr != nil {
 		s.log.Error("render error page", "err", rerr)
 		_ = c.String(status, msg)
 	}
+}
+
+// plainPage is the page frame without what comes from the database (the
+// user, the flash).
+func plainPage(c echo.Context, title string) views.Page {
+	return views.Page{Title: title, CSRF: csrfToken(c), Path: c.Request().URL.Path}
 }
 
 type apiError struct {

@@ -9,6 +9,7 @@ import (
 // routes registers every route of the site.
 func (s *Server) routes(e *echo.Echo) {
 	e.GET("/healthz", s.healthz)
+	e.GET("/metrics", s.metricsPage)
 	e.GET("/static/:name", s.asset)
 	e.GET("/favicon.ico", s.favicon)
 

@@ -23,6 +23,7 @@ import (
 	"nothanks/internal/db"
 	"nothanks/internal/games"
 	"nothanks/internal/links"
+	"nothanks/internal/metrics"
 	"nothanks/internal/ranked"
 	"nothanks/internal/session"
 	"nothanks/internal/watch"
@@ -47,6 +48,11 @@ type Deps struct {
 	DB       Store
 	Clock    clock.Clock
 	Log      *slog.Logger
+	// Metrics records requests, moves and streams; nil records nothing.
+	Metrics *metrics.Metrics
+	// ActiveRequests is how many requests may work at once (the pool's
+	// share for requests); 0: no limit.
+	ActiveRequests int
 }
 
 // Server holds the handlers' dependencies.
@@ -61,6 +67,12 @@ type Server struct {
 	db       Store
 	clock    clock.Clock
 	log      *slog.Logger
+	metrics  *metrics.Metrics
+	// slots holds a token per request at work (see admit).
+	slots chan struct{}
+	// routeSet is "METHOD /route/:pattern" of every route, so that metrics
+	// label an unknown path as such rather than by the path itself.
+	routeSet map[string]bool
 }
 
 // New builds the Echo server with its middleware and routes.
@@ -71,8 +83,11 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, db: d.DB, clock: d.Clock, log: d.Log}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
 	d.Watch.SetRenderer(streamRenderer{s})
+	if d.ActiveRequests > 0 {
+		s.slots = make(chan struct{}, d.ActiveRequests)
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
@@ -85,18 +100,26 @@ func New(d Deps) *echo.Echo {
 				return err
 			},
 		}),
+		compress,
+		s.observe,
 		s.requestLogger(),
 		middleware.SecureWithConfig(securityHeaders()),
 		hsts(d.Config.Secure()),
 		middleware.BodyLimit("256K"),
+		s.readBody,
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			Timeout: d.Config.RequestTimeout,
 			Skipper: isStream,
 		}),
+		s.admit,
 		s.csrf(),
 		s.loadUser,
 	)
 	s.routes(e)
+	s.routeSet = map[string]bool{}
+	for _, r := range e.Routes() {
+		s.routeSet[r.Method+" "+r.Path] = true
+	}
 	return e
 }
 

@@ -112,6 +112,9 @@ type PresenceStore interface {
 	WatchedGames(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]db.Watched, error)
 }
 
+// MaxLoads is how many changed games a hub reads at once.
+const MaxLoads = 2
+
 // Frame is one server-sent event, ready to write.
 type Frame struct {
 	// Kind is the event's name (board, watchers).
@@ -204,6 +207,9 @@ type Hub struct {
 	rooms map[int64]*room
 	done  chan struct{}
 	once  sync.Once
+	// loading bounds the reads of changed games under way at once, so
+	// that many games changing together cannot take the pool from requests.
+	loading chan struct{}
 
 	loads, renders atomic.Int64
 	streams        atomic.Int64
@@ -214,7 +220,7 @@ func New(load Loader, presence PresenceStore, clk clock.Clock, log *slog.Logger)
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return &Hub{load: load, presence: presence, clock: clk, log: log, Instance: hex.EncodeToString(b),
-		rooms: map[int64]*room{}, done: make(chan struct{})}
+		rooms: map[int64]*room{}, done: make(chan struct{}), loading: make(chan struct{}, MaxLoads)}
 }
 
 // SetRenderer gives the hub its renderer (the handlers make it).
@@ -395,7 +401,9 @@ func (h *Hub) refresh(r *room) {
 func (h *Hub) reload(r *room) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	h.loading <- struct{}{}
 	st, err := h.load(ctx, r.id)
+	<-h.loading
 	h.loads.Add(1)
 	if err != nil {
 		h.log.Warn("watch: reload game", "game", r.id, "err", err)
