@@ -257,13 +257,14 @@ func TestOverloadAnswers503WithRetryAfter(t *testing.T) {
 }
 
 func TestPostgresRefusingConnectionsAnswers503(t *testing.T) {
-	// A role allowed two connections: Postgres refuses a third with
-	// "too many connections" (53300), as a full server does.
+	// A role allowed three connections (the notifier keeps one of its own,
+	// the pool may open two): Postgres refuses another with "too many
+	// connections" (53300), as a full server does.
 	admin, dbURL := dbtest.NewWithURL(t)
 	ctx := context.Background()
 	role := fmt.Sprintf("nt_limited_%d", time.Now().UnixNano())
 	for _, q := range []string{
-		"CREATE ROLE " + role + " LOGIN CONNECTION LIMIT 2",
+		"CREATE ROLE " + role + " LOGIN CONNECTION LIMIT 3",
 		"GRANT ALL ON ALL TABLES IN SCHEMA public TO " + role,
 		"GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO " + role,
 	} {

@@ -263,7 +263,9 @@ func (h *Hub) Subscribe(ctx context.Context, gameID int64, v Viewer) (*Sub, Fram
 	h.mu.Unlock()
 	h.streams.Add(1)
 	if fresh {
+		h.loading <- struct{}{}
 		st, err := h.load(ctx, gameID)
+		<-h.loading
 		h.loads.Add(1)
 		r.mu.Lock()
 		r.state, r.err, r.frames = st, err, map[Key]Frame{}
