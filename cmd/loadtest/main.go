@@ -63,6 +63,7 @@ type config struct {
 	pids       []int
 	pgbench    string
 	players    int
+	metrics    string
 }
 
 func run(args []string, out io.Writer) error {
@@ -74,14 +75,15 @@ func run(args []string, out io.Writer) error {
 	watchers := fs.Int("watchers", 0, "spectator streams opened on one game")
 	watchMoves := fs.Int("watch-moves", 30, "moves made in the watched game (each phase)")
 	watchEvery := fs.Duration("watch-every", 400*time.Millisecond, "time between moves in the watched game")
-	pids := fs.String("pids", "", "server process ids, comma-separated, for memory per stream")
+	pids := fs.String("pids", "", "server process ids, comma-separated, for resident memory per stream")
+	metricsToken := fs.String("metrics-token", "", "the servers' METRICS_TOKEN: memory per stream from their Go heap and stacks")
 	pgbench := fs.String("pgbench", "", "a Postgres URL: run pgbench -N there at the same concurrency and compare")
 	players := fs.Int("players", 12, "accounts the games are played by (a player sits in many games)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg := config{games: *games, duration: *duration, watchers: *watchers, watchMoves: *watchMoves, watchEvery: *watchEvery,
-		pgbench: *pgbench, players: max(*players, 3)}
+		pgbench: *pgbench, players: max(*players, 3), metrics: *metricsToken}
 	for _, u := range strings.Split(*urls, ",") {
 		if u = strings.TrimRight(strings.TrimSpace(u), "/"); u != "" {
 			cfg.urls = append(cfg.urls, u)
@@ -437,7 +439,7 @@ func watchGame(ctx context.Context, cfg config, ps []player, out io.Writer) erro
 	if err != nil {
 		return err
 	}
-	before := rss(cfg.pids)
+	before, beforeGo := rss(cfg.pids), goMemory(cfg.urls, cfg.metrics)
 	var arrivals sync.Map // version -> *[]time.Time
 	record := func(v int, at time.Time) {
 		l, _ := arrivals.LoadOrStore(v, &arrivalList{})
@@ -502,7 +504,7 @@ func watchGame(ctx context.Context, cfg config, ps []player, out io.Writer) erro
 		return fmt.Errorf("%d of %d streams could not be opened (raise the open-files limit: ulimit -n)", n, cfg.watchers)
 	}
 	time.Sleep(3 * time.Second) // let the server settle with the streams idle
-	after := rss(cfg.pids)
+	after, afterGo := rss(cfg.pids), goMemory(cfg.urls, cfg.metrics)
 	sent := map[int]time.Time{}
 	watched, err := paceMoves(ctx, g, cfg.watchMoves, cfg.watchEvery, sent)
 	if err != nil {
@@ -529,8 +531,12 @@ func watchGame(ctx context.Context, cfg config, ps []player, out io.Writer) erro
 	fmt.Fprintf(out, "  mover's latency: alone p50 %s p99 %s; watched p50 %s p99 %s (p50 ratio %.2f)\n",
 		pct(alone, 50), pct(alone, 99), pct(watched, 50), pct(watched, 99), float64(pct(watched, 50))/float64(max(pct(alone, 50), 1)))
 	if len(cfg.pids) > 0 && before > 0 {
-		fmt.Fprintf(out, "  server memory: %.1f MB before, %.1f MB with the streams open: %.1f KB per idle stream\n",
+		fmt.Fprintf(out, "  server resident memory: %.1f MB before, %.1f MB with the streams open: %.1f KB per idle stream\n",
 			float64(before)/(1<<20), float64(after)/(1<<20), float64(after-before)/1024/float64(cfg.watchers))
+	}
+	if cfg.metrics != "" && beforeGo > 0 {
+		fmt.Fprintf(out, "  server Go heap and stacks in use: %.1f MB before, %.1f MB with the streams open: %.1f KB per idle stream\n",
+			float64(beforeGo)/(1<<20), float64(afterGo)/(1<<20), float64(afterGo-beforeGo)/1024/float64(cfg.watchers))
 	}
 	return nil
 }
@@ -575,6 +581,33 @@ func paceMoves(ctx context.Context, g *game, n int, every time.Duration, sent ma
 		time.Sleep(every)
 	}
 	return lat, nil
+}
+
+// goMemory sums the Go heap and stacks in use of the servers, read from
+// their /metrics (0 without a token).
+func goMemory(urls []string, token string) int64 {
+	if token == "" {
+		return 0
+	}
+	var total int64
+	for _, u := range urls {
+		req, _ := http.NewRequest(http.MethodGet, u+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := httpClient.Do(req)
+		if err != nil {
+			return 0
+		}
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for _, line := range strings.Split(string(raw), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 2 && (f[0] == "go_memstats_heap_inuse_bytes" || f[0] == "go_memstats_stack_inuse_bytes") {
+				v, _ := strconv.ParseFloat(f[1], 64)
+				total += int64(v)
+			}
+		}
+	}
+	return total
 }
 
 // rss sums the resident memory of the processes, in bytes.

@@ -2,10 +2,14 @@ package handlers_test
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"nothanks/internal/apptest"
 )
@@ -104,6 +108,49 @@ func BenchmarkBoardRequest(b *testing.B) {
 	for b.Loop() {
 		if res := c.Get(path); res.Status != http.StatusOK {
 			b.Fatalf("board: %d", res.Status)
+		}
+	}
+}
+
+// BenchmarkIdleStreamMemory measures what an idle spectator stream costs
+// the server: the Go heap and stacks in use per open stream, after a
+// collection. The clients are bare TCP connections that send the request
+// and never read (the first board waits in the kernel's buffers), so that
+// nearly all of the memory counted is the server's.
+func BenchmarkIdleStreamMemory(b *testing.B) {
+	s := apptest.New(b, apptest.WithoutWorkers())
+	seats := apiGame(b, s, 0)
+	u, _ := url.Parse(s.URL)
+	req := []byte(fmt.Sprintf("GET /games/%d/events HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", seats[0].Game, u.Host))
+	const n = 1000
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		conns := make([]net.Conn, 0, n)
+		for range n {
+			conn, err := net.Dial("tcp", u.Host)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := conn.Write(req); err != nil {
+				b.Fatal(err)
+			}
+			conns = append(conns, conn)
+		}
+		for s.App.Watch.Stats().Streams < n {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		used := int64(after.HeapInuse+after.StackInuse) - int64(before.HeapInuse+before.StackInuse)
+		b.ReportMetric(float64(used)/n, "B/stream")
+		for _, c := range conns {
+			c.Close()
+		}
+		for s.App.Watch.Stats().Streams > 0 {
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -28,6 +30,12 @@ const WriteTimeout = 10 * time.Second
 // watch hub reads each game version once and draws each view of it once,
 // and the stream writes the bytes it is handed. It ends when the client
 // goes, falls behind, or the server shuts down.
+//
+// Once the headers are out, the stream takes the connection over from the
+// HTTP server (a hijack) and runs on a goroutine of its own: the server's
+// per-connection buffers, its request and its second goroutine are freed,
+// so that an idle stream costs a few kilobytes. Where the connection
+// cannot be taken over (HTTP/2), the stream runs in the handler instead.
 func (s *Server) gameEvents(c echo.Context) error {
 	id, err := gameID(c)
 	if err != nil {
@@ -41,35 +49,36 @@ func (s *Server) gameEvents(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer s.hub.Unsubscribe(sub)
-
-	w := c.Response()
-	h := w.Header()
+	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
 	h.Set(echo.HeaderCacheControl, "no-cache")
-	h.Set("Connection", "keep-alive")
 	h.Set("X-Accel-Buffering", "no") // no proxy buffering
-	w.WriteHeader(http.StatusOK)
-	w.Flush() // the stream is open now, even if there is nothing to send yet
-
-	rc := http.NewResponseController(w)
-	write := func(b []byte) error {
-		// Not every ResponseWriter has deadlines (tests' recorders); the
-		// real server's has.
-		_ = rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		w.Flush()
+	// The page says which board it already shows (h, a digest), so the
+	// first board is not swapped in needlessly under the user's pointer.
+	last := c.QueryParam("h")
+	closed := s.metrics.StreamOpened()
+	if conn, err := takeOver(c, h); err == nil {
+		go s.stream(context.Background(), &connWriter{conn: conn}, sub, first, last, closed)
 		return nil
 	}
-	// The page says which board it already shows (h, a digest), so the
-	// first board is not swapped in needlessly under the user's pointer;
-	// later, a board like the last one sent is not sent again.
-	last := c.QueryParam("h")
+	h.Set("Connection", "keep-alive")
+	w := c.Response()
+	w.WriteHeader(http.StatusOK)
+	w.Flush() // the stream is open now, even if there is nothing to send yet
+	s.stream(ctx, &responseWriter{w: w, rc: http.NewResponseController(w)}, sub, first, last, closed)
+	return nil
+}
+
+// stream writes a subscription's frames until the client goes, falls
+// behind, or the server shuts down; a board like the last one sent is not
+// sent again.
+func (s *Server) stream(ctx context.Context, w frameWriter, sub *watch.Sub, first watch.Frame, last string, closed func()) {
+	defer s.hub.Unsubscribe(sub)
+	defer w.Close()
+	defer closed()
 	if first.Digest != last {
-		if err := write(first.Data); err != nil {
-			return nil
+		if err := w.Write(first.Data); err != nil {
+			return
 		}
 		last = first.Digest
 	}
@@ -78,13 +87,15 @@ func (s *Server) gameEvents(c echo.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
+		case <-w.Gone():
+			return
 		case <-s.hub.Done():
-			return nil
+			return
 		case <-sub.Wake:
 			frames, dropped := sub.Take()
 			if dropped {
-				return nil
+				return
 			}
 			for _, f := range frames {
 				if f.Kind == "board" {
@@ -93,17 +104,107 @@ func (s *Server) gameEvents(c echo.Context) error {
 					}
 					last = f.Digest
 				}
-				if err := write(f.Data); err != nil {
-					return nil
+				if err := w.Write(f.Data); err != nil {
+					return
 				}
 			}
 		case <-beat.C:
-			if err := write([]byte(": ping\n\n")); err != nil {
-				return nil
+			if err := w.Write([]byte(": ping\n\n")); err != nil {
+				return
 			}
 		}
 	}
 }
+
+// frameWriter is where a stream's events go.
+type frameWriter interface {
+	Write(b []byte) error
+	// Gone is closed when the client has gone (nil when that is learnt
+	// from the request's context instead).
+	Gone() <-chan struct{}
+	Close()
+}
+
+// takeOver hijacks the connection and writes the response's head with the
+// headers set so far. The body then runs until the connection closes.
+func takeOver(c echo.Context, h http.Header) (net.Conn, error) {
+	conn, rw, err := http.NewResponseController(c.Response()).Hijack()
+	if err != nil {
+		return nil, err
+	}
+	if rw.Reader.Buffered() > 0 {
+		// The client sent more after its request (pipelining): not a
+		// stream client; give up on it.
+		conn.Close()
+		return nil, errors.New("stream: bytes after the request")
+	}
+	_ = conn.SetDeadline(time.Time{})
+	var head bytes.Buffer
+	head.WriteString("HTTP/1.1 200 OK\r\n")
+	h.Set("Connection", "close") // the stream ends with the connection
+	if err := h.Write(&head); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	head.WriteString("\r\n")
+	_ = conn.SetWriteDeadline(time.Now().Add(WriteTimeout))
+	if _, err := conn.Write(head.Bytes()); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// connWriter writes events straight to a taken-over connection, each with
+// a deadline; a reader notices when the client closes it.
+type connWriter struct {
+	conn net.Conn
+	gone chan struct{}
+	once sync.Once
+}
+
+func (w *connWriter) Write(b []byte) error {
+	_ = w.conn.SetWriteDeadline(time.Now().Add(WriteTimeout))
+	_, err := w.conn.Write(b)
+	return err
+}
+
+func (w *connWriter) Gone() <-chan struct{} {
+	w.once.Do(func() {
+		w.gone = make(chan struct{})
+		go func() {
+			// A stream's client sends nothing: any read that returns means
+			// it closed the connection (or broke the protocol).
+			var b [1]byte
+			_, _ = w.conn.Read(b[:])
+			close(w.gone)
+		}()
+	})
+	return w.gone
+}
+
+func (w *connWriter) Close() { w.conn.Close() }
+
+// responseWriter writes events through the HTTP server (when the
+// connection cannot be taken over).
+type responseWriter struct {
+	w  *echo.Response
+	rc *http.ResponseController
+}
+
+func (w *responseWriter) Write(b []byte) error {
+	// Not every ResponseWriter has deadlines (tests' recorders).
+	_ = w.rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
+	if _, err := w.w.Write(b); err != nil {
+		return err
+	}
+	w.w.Flush()
+	return nil
+}
+
+func (w *responseWriter) Gone() <-chan struct{} { return nil }
+
+func (w *responseWriter) Close() {}
 
 // streamRenderer draws what the watch hub sends.
 type streamRenderer struct{ s *Server }

@@ -14,8 +14,12 @@ import (
 // only add bytes to it.
 const gzipMinLength = 512
 
+// gzipWriters are pooled at the fastest level: a response is a few
+// kilobytes, for which level 1 compresses nearly as well as the default,
+// and resetting the default level's tables alone cost more than a move's
+// database work.
 var gzipWriters = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression)
+	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
 	return w
 }}
 

@@ -92,15 +92,12 @@ func noSlot(path string) bool {
 }
 
 // observe counts each answered request by its route pattern and status,
-// times moves, and counts open event streams. It sits outside the request
+// and times moves. It sits outside the request
 // logger, which has written any error page by the time it returns.
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		stream := isStream(c)
-		if stream {
-			defer s.metrics.StreamOpened()()
-		}
+		stream := isStream(c) // counted open by the stream itself
 		err := next(c)
 		took := time.Since(start)
 		method := c.Request().Method
