@@ -47,8 +47,9 @@ type App struct {
 	Due     *live.Waker
 	Store   *db.Store
 	Metrics *metrics.Metrics
-	// Workers runs the background workers that make due moves and form
-	// ranked tables; tests that drive them step by step turn them off.
+	// Workers runs the background workers that make due moves, form ranked
+	// tables, send mail and clean up; tests that drive them step by step
+	// turn them off.
 	Workers bool
 	cfg     config.Config
 	clock   clock.Clock
@@ -154,7 +155,9 @@ func (a *App) Run(ctx context.Context) {
 	}()
 	go func() {
 		defer wg.Done()
-		a.housekeeping(ctx)
+		if a.Workers {
+			a.housekeeping(ctx)
+		}
 	}()
 	go func() {
 		defer wg.Done()

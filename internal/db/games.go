@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
 
@@ -276,12 +278,40 @@ type MoveWrite struct {
 	WakeDue *time.Time
 }
 
-// RecordMove writes a move in one statement: the move into the log, the
-// round it ended, and the game row's new state, provided its version is
-// still w.Prev; once the transaction commits, every instance is told. It
-// reports false when the version had moved on.
+// RecordMove writes a move in one statement: the game row's new state,
+// provided its version is still w.Prev, and only then the move into the
+// log and the round it ended; once the transaction commits, every instance
+// is told. It reports false when the version had moved on.
 func (t *Tx) RecordMove(ctx context.Context, w MoveWrite) (bool, error) {
-	m := w.Move
+	stmt, err := t.stmt(ctx, recordMoveQuery)
+	if err != nil {
+		return false, err
+	}
+	ok, err := recordMove(ctx, stmt, w)
+	if ok && err == nil {
+		t.notes = append(t.notes, w.notes()...)
+	}
+	return ok, err
+}
+
+// RecordMove writes a move like Tx.RecordMove, as a transaction of its own
+// (one round trip): the game row's version is the check that nobody moved
+// since w.Prev, so no lock is held while the move is decided. Every
+// instance is told once it has committed.
+func (s *Store) RecordMove(ctx context.Context, w MoveWrite) (bool, error) {
+	stmt, err := s.hot.prepare(ctx, s.DB, recordMoveQuery)
+	if err != nil {
+		return false, err
+	}
+	ok, err := recordMove(ctx, stmt, w)
+	if ok && err == nil {
+		s.notify(w.notes())
+	}
+	return ok, err
+}
+
+func recordMove(ctx context.Context, stmt *sqlx.Stmt, w MoveWrite) (bool, error) {
+	m, st := w.Move, w.State
 	var roundNo *int
 	var result *string
 	if w.Round != nil {
@@ -289,41 +319,40 @@ func (t *Tx) RecordMove(ctx context.Context, w MoveWrite) (bool, error) {
 		r := string(w.Round.Result)
 		result = &r
 	}
-	st := w.State
-	stmt, err := t.stmt(ctx, recordMoveQuery)
-	if err != nil {
-		return false, err
-	}
-	res, err := stmt.ExecContext(ctx,
+	var n int
+	err := stmt.GetContext(ctx, &n,
 		m.GameID, w.Prev, st.Version, st.Status, st.TurnSeat, st.TurnUserID, st.DueAt, st.FinishedAt, st.UpdatedAt,
 		m.Round, m.Seat, m.Kind, m.Card, m.Pot, m.Timeout, roundNo, result)
 	if err != nil {
 		return false, fmt.Errorf("db: record move %d of game %d: %w", m.Seq, m.GameID, err)
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return false, nil
-	}
-	if err := t.NotifyGame(ctx, m.GameID, st.Version); err != nil {
-		return false, err
-	}
-	if w.WakeDue != nil {
-		return true, t.NotifyDue(ctx, *w.WakeDue)
-	}
-	return true, nil
+	return n == 1, nil
 }
 
-// recordMoveQuery writes a move, the round it ended and the game's state.
+func (w MoveWrite) notes() []note {
+	ns := []note{{GameChannel, fmt.Sprintf("%d:%d", w.Move.GameID, w.State.Version)}}
+	if w.WakeDue != nil {
+		ns = append(ns, note{DueChannel, strconv.FormatInt(w.WakeDue.UnixMilli(), 10)})
+	}
+	return ns
+}
+
+// recordMoveQuery moves the game row on from $2 and, only if it did, writes
+// the move and the round it ended.
 const recordMoveQuery = `
-		WITH m AS (
+		WITH g AS (
+			UPDATE games SET version = $3, status = $4, turn_seat = $5, turn_user_id = $6, due_at = $7,
+				finished_at = COALESCE($8, finished_at), updated_at = $9
+			WHERE id = $1 AND version = $2
+			RETURNING id
+		), m AS (
 			INSERT INTO moves (game_id, seq, round, seat, kind, card, pot, timeout, created_at)
-			VALUES ($1, $3, $10, $11, $12, $13, $14, $15, $9)
+			SELECT id, $3, $10, $11, $12, $13, $14, $15, $9 FROM g
 		), r AS (
 			INSERT INTO rounds (game_id, round, result, finished_at)
-			SELECT $1, $16::int, $17::text::jsonb, $9 WHERE $16::int IS NOT NULL
+			SELECT id, $16::int, $17::text::jsonb, $9 FROM g WHERE $16::int IS NOT NULL
 		)
-		UPDATE games SET version = $3, status = $4, turn_seat = $5, turn_user_id = $6, due_at = $7,
-			finished_at = COALESCE($8, finished_at), updated_at = $9
-		WHERE id = $1 AND version = $2`
+		SELECT count(*) FROM g`
 
 // SetSeatResults stores every seat's final total and placing, by seat.
 func (t *Tx) SetSeatResults(ctx context.Context, gameID int64, totals, placings []int) error {

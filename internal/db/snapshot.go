@@ -32,7 +32,10 @@ const snapshotQuery = `SELECT ` + gameColumns + `,
 			'bot_level', s.bot_level, 'joined_at', s.joined_at, 'timeouts', s.timeouts, 'abandoned', s.abandoned,
 			'total', s.total, 'place', s.place, 'vacation_until', u.vacation_until)
 		ORDER BY s.seat NULLS LAST, s.joined_at, s.id), '[]')
-	 FROM game_seats s LEFT JOIN users u ON u.id = s.user_id WHERE s.game_id = g.id) AS seats_json,
+	 FROM game_seats s
+	 -- OFFSET 0 keeps this a lookup by key per seat (a handful), never a scan of users.
+	 LEFT JOIN LATERAL (SELECT username, vacation_until FROM users WHERE id = s.user_id OFFSET 0) u ON true
+	 WHERE s.game_id = g.id) AS seats_json,
 	(SELECT COALESCE(json_agg(json_build_object(
 			'seq', m.seq, 'round', m.round, 'seat', m.seat, 'kind', m.kind, 'card', m.card, 'pot', m.pot,
 			'timeout', m.timeout, 'created_at', m.created_at) ORDER BY m.seq), '[]')
@@ -62,7 +65,11 @@ func (s Snapshot) complete() bool {
 // version a cached replay already holds; 0 for all) in one statement.
 func (s *Store) GameSnapshot(ctx context.Context, id int64, movesAfter int) (Snapshot, error) {
 	var row snapshotRow
-	if err := get(ctx, s.DB, &row, snapshotQuery, id, movesAfter); err != nil {
+	stmt, err := s.hot.prepare(ctx, s.DB, snapshotQuery)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if err := stmt.GetContext(ctx, &row, id, movesAfter); err != nil {
 		return Snapshot{}, fmt.Errorf("db: snapshot of game %d: %w", id, notFound(err))
 	}
 	return row.decode(movesAfter)

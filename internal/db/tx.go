@@ -69,22 +69,29 @@ type hot struct {
 	stmts map[string]*sqlx.Stmt
 }
 
+// prepare returns a hot statement, preparing it the first time.
+func (h *hot) prepare(ctx context.Context, db *sqlx.DB, query string) (*sqlx.Stmt, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if st, ok := h.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := db.PreparexContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("db: prepare: %w", err)
+	}
+	if h.stmts == nil {
+		h.stmts = map[string]*sqlx.Stmt{}
+	}
+	h.stmts[query] = st
+	return st, nil
+}
+
 // stmt returns the transaction's handle on a prepared hot statement.
 func (t *Tx) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
-	h := &t.store.hot
-	h.mu.Lock()
-	st, ok := h.stmts[query]
-	if !ok {
-		var err error
-		if st, err = t.store.DB.PreparexContext(ctx, query); err != nil {
-			h.mu.Unlock()
-			return nil, fmt.Errorf("db: prepare: %w", err)
-		}
-		if h.stmts == nil {
-			h.stmts = map[string]*sqlx.Stmt{}
-		}
-		h.stmts[query] = st
+	st, err := t.store.hot.prepare(ctx, t.store.DB, query)
+	if err != nil {
+		return nil, err
 	}
-	h.mu.Unlock()
 	return t.tx.StmtxContext(ctx, st), nil
 }

@@ -443,36 +443,51 @@ var ErrStale = apperr.E(apperr.Conflict, "The table moved on since you looked at
 
 // Act applies a player's action to the version of the game they saw, and
 // returns the game as it is after the move.
+//
+// Most moves in a live game are written as one statement that commits by
+// itself: the game is read (not locked), the engine decides, and the write
+// moves the row on only if its version is still the one read, so a move is
+// never applied twice and never on a table that moved meanwhile (two round
+// trips in all). A move that ends the game (placings, ratings) or that
+// mails someone (correspondence) runs in a transaction with the row locked.
 func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, kind engine.ActionKind) (*State, error) {
 	if kind != engine.Take && kind != engine.Pass && kind != engine.LayTiger {
 		return nil, apperr.E(apperr.Invalid, "Unknown move %q: take, pass or tiger.", kind)
 	}
+	st, err := s.load(ctx, gameID)
+	if err != nil {
+		return nil, err
+	}
+	a, err := actionOf(st, userID, version, kind)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.decide(st, a)
+	if err != nil {
+		return nil, err
+	}
+	if m.standsAlone() {
+		ok, err := s.store.RecordMove(ctx, m.write)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "could not record the move")
+		}
+		if !ok {
+			return nil, ErrStale
+		}
+		s.cache.put(gameID, m.eg)
+		return m.after, nil
+	}
 	var after *State
-	err := s.store.Tx(ctx, func(tx *db.Tx) error {
+	err = s.store.Tx(ctx, func(tx *db.Tx) error {
 		st, err := s.lock(ctx, tx, gameID)
 		if err != nil {
 			return err
 		}
-		me := seatOf(st.Seats, userID)
-		if me == nil {
-			if !st.Game.Public {
-				return ErrNoGame
-			}
-			return apperr.E(apperr.Forbidden, "You are not playing in this game.")
+		a, err := actionOf(st, userID, version, kind)
+		if err != nil {
+			return err
 		}
-		switch st.Game.Status {
-		case db.StatusOpen:
-			return apperr.E(apperr.Conflict, "The game has not started yet.")
-		case db.StatusFinished, db.StatusCancelled:
-			return apperr.E(apperr.Conflict, "The game is over.")
-		}
-		if me.Abandoned {
-			return apperr.E(apperr.Forbidden, "You let your time run out %d times, so a bot plays your seat to the end of this game.", MaxTimeouts)
-		}
-		if version != st.Game.Version {
-			return ErrStale
-		}
-		after, err = s.apply(ctx, tx, st, engine.Action{Seat: *me.Seat, Kind: kind})
+		after, err = s.apply(ctx, tx, st, a)
 		return err
 	})
 	if err != nil {
@@ -481,12 +496,50 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 	return after, nil
 }
 
-// apply applies one action to a locked game inside the transaction: the
-// engine decides; the move, the round it may end and the game row's new
-// state are written in one statement that also tells the other instances;
-// a finished game's placings, ratings and mails follow. It returns the
-// state after the move, which enters the cache once committed.
-func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Action) (*State, error) {
+// actionOf checks that a user may make a move on a state, on the version
+// they saw, and returns it as an action of their seat.
+func actionOf(st *State, userID int64, version int, kind engine.ActionKind) (engine.Action, error) {
+	me := seatOf(st.Seats, userID)
+	if me == nil {
+		if !st.Game.Public {
+			return engine.Action{}, ErrNoGame
+		}
+		return engine.Action{}, apperr.E(apperr.Forbidden, "You are not playing in this game.")
+	}
+	switch st.Game.Status {
+	case db.StatusOpen:
+		return engine.Action{}, apperr.E(apperr.Conflict, "The game has not started yet.")
+	case db.StatusFinished, db.StatusCancelled:
+		return engine.Action{}, apperr.E(apperr.Conflict, "The game is over.")
+	}
+	if me.Abandoned {
+		return engine.Action{}, apperr.E(apperr.Forbidden, "You let your time run out %d times, so a bot plays your seat to the end of this game.", MaxTimeouts)
+	}
+	if version != st.Game.Version {
+		return engine.Action{}, ErrStale
+	}
+	return engine.Action{Seat: *me.Seat, Kind: kind}, nil
+}
+
+// decision is one action decided on a state: what to write, and the game
+// after it.
+type decision struct {
+	write    db.MoveWrite
+	eg       *engine.Game
+	after    *State
+	prevTurn int
+	now      time.Time
+}
+
+// standsAlone reports whether the move is written by itself: it ends no
+// game and mails nobody.
+func (d *decision) standsAlone() bool {
+	return !d.eg.Finished() && d.after.Game.Pace != Correspondence
+}
+
+// decide lets the engine apply an action to a state (a clone of it) and
+// works out the rows the move writes.
+func (s *Service) decide(st *State, a engine.Action) (*decision, error) {
 	g, seats := st.Game, slices.Clone(st.Seats)
 	eg := st.eg.Clone()
 	before := len(eg.Events())
@@ -512,7 +565,35 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Acti
 	if w.State.TurnUserID == nil && w.State.DueAt != nil {
 		w.WakeDue = w.State.DueAt
 	}
-	ok, err := tx.RecordMove(ctx, w)
+	if eg.Finished() {
+		placings := eg.Placings()
+		for i := range seats {
+			if n := seats[i].Seat; n != nil {
+				t, p := eg.Totals()[*n], placings[*n]
+				seats[i].Total, seats[i].Place = &t, &p
+			}
+		}
+	}
+	g.Version, g.Status, g.TurnSeat, g.TurnUserID, g.DueAt, g.UpdatedAt = w.State.Version, w.State.Status, w.State.TurnSeat, w.State.TurnUserID, w.State.DueAt, now
+	if w.State.FinishedAt != nil {
+		g.FinishedAt = w.State.FinishedAt
+	}
+	return &decision{write: w, eg: eg, after: &State{Game: g, Seats: seats, Options: st.Options, eg: eg}, prevTurn: prevTurn, now: now}, nil
+}
+
+// apply applies one action to a locked game inside the transaction: the
+// engine decides; the game row's new state, the move and the round it may
+// end are written in one statement; a finished game's placings and ratings
+// and the mails the move causes follow, and every instance is told once it
+// commits. It returns the state after the move, which enters the cache once
+// committed.
+func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Action) (*State, error) {
+	d, err := s.decide(st, a)
+	if err != nil {
+		return nil, err
+	}
+	g, seats, eg := st.Game, d.after.Seats, d.eg
+	ok, err := tx.RecordMove(ctx, d.write)
 	if err != nil {
 		return nil, err
 	}
@@ -524,28 +605,18 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Acti
 		if err := tx.SetSeatResults(ctx, g.ID, eg.Totals(), placings); err != nil {
 			return nil, err
 		}
-		for i := range seats {
-			if n := seats[i].Seat; n != nil {
-				t, p := eg.Totals()[*n], placings[*n]
-				seats[i].Total, seats[i].Place = &t, &p
-			}
-		}
 		if g.Ranked {
-			if err := s.rate(ctx, tx, g, seats, placings, now); err != nil {
+			if err := s.rate(ctx, tx, g, seats, placings, d.now); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if err := s.enqueueMails(ctx, tx, g, seats, w.State, prevTurn, now); err != nil {
+	if err := s.enqueueMails(ctx, tx, g, seats, d.write.State, d.prevTurn, d.now); err != nil {
 		return nil, err
-	}
-	g.Version, g.Status, g.TurnSeat, g.TurnUserID, g.DueAt, g.UpdatedAt = w.State.Version, w.State.Status, w.State.TurnSeat, w.State.TurnUserID, w.State.DueAt, now
-	if w.State.FinishedAt != nil {
-		g.FinishedAt = w.State.FinishedAt
 	}
 	// Kept only once committed, so a rolled-back move is never cached.
 	tx.AfterCommit(func() { s.cache.put(g.ID, eg) })
-	return &State{Game: g, Seats: seats, Options: st.Options, eg: eg}, nil
+	return d.after, nil
 }
 
 // YourTurnDelay is how long a "your turn" mail waits before it is sent, so

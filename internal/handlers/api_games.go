@@ -85,11 +85,28 @@ type apiTable struct {
 	Deadline *time.Time `json:"deadline,omitempty"`
 	// View is the projection for you (null before the start): your own
 	// tokens only, never the deck or the removed cards. Its events are the
-	// last RecentEvents of the round in play (all of the game's with
-	// ?log=full).
+	// last RecentEvents of the round in play; in the answer to a move,
+	// those the move caused (the move and what followed it: the next card,
+	// the end of a round); all of the game's with ?log=full.
 	View *engine.View `json:"view"`
 	// EventsOmitted counts the round's earlier events left out of view.events.
 	EventsOmitted int `json:"events_omitted,omitempty"`
+}
+
+// logShown says how much of the log an answer carries.
+type logShown int
+
+const (
+	logRecent logShown = iota // the last RecentEvents of the round
+	logMove                   // what the move just made caused
+	logFull                   // the whole game's log
+)
+
+func logParam(c echo.Context, otherwise logShown) logShown {
+	if c.QueryParam("log") == "full" {
+		return logFull
+	}
+	return otherwise
 }
 
 type apiPlayer struct {
@@ -103,7 +120,7 @@ type apiPlayer struct {
 // the whole game's log.
 const RecentEvents = 40
 
-func (s *Server) apiTableOf(t *games.Table, fullLog bool) apiTable {
+func (s *Server) apiTableOf(t *games.Table, log logShown) apiTable {
 	g := t.Game
 	out := apiTable{
 		ID: g.ID, URL: fmt.Sprintf("%s/games/%d", s.cfg.BaseURL, g.ID), Status: g.Status, Version: g.Version,
@@ -111,11 +128,35 @@ func (s *Server) apiTableOf(t *games.Table, fullLog bool) apiTable {
 	}
 	if t.View != nil {
 		v := *t.View
-		if fullLog {
+		n := len(v.Events)
+		switch log {
+		case logFull:
 			v.Events = t.Log()
-		} else if n := len(v.Events); n > RecentEvents {
-			out.EventsOmitted = n - RecentEvents
-			v.Events = v.Events[n-RecentEvents:]
+		case logMove:
+			// The move is the game's last action; what follows it in the
+			// log is what it caused (the next card, the end of a round and
+			// the start of the next).
+			full := t.Log()
+			from := len(full)
+			for from > 0 {
+				from--
+				if _, ok := full[from].Action(); ok {
+					break
+				}
+			}
+			v.Events = full[from:]
+			inRound := 0
+			for _, e := range v.Events {
+				if e.Round == v.Round {
+					inRound++
+				}
+			}
+			out.EventsOmitted = max(n-inRound, 0)
+		default:
+			if n > RecentEvents {
+				out.EventsOmitted = n - RecentEvents
+				v.Events = v.Events[n-RecentEvents:]
+			}
 		}
 		out.View = &v
 	}
@@ -185,7 +226,7 @@ func (s *Server) apiShow(c echo.Context, id int64, status int) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(status, s.apiTableOf(t, c.QueryParam("log") == "full"))
+	return c.JSON(status, s.apiTableOf(t, logParam(c, logRecent)))
 }
 
 func (s *Server) apiGetGame(c echo.Context) error {
@@ -229,7 +270,7 @@ func (s *Server) apiDo(do func(c echo.Context, userID, gameID int64, body apiBod
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, s.apiTableOf(t, c.QueryParam("log") == "full"))
+		return c.JSON(http.StatusOK, s.apiTableOf(t, logParam(c, logMove)))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"nothanks/internal/apptest"
+	"nothanks/internal/handlers"
 )
 
 func errCode(body map[string]any) string {
@@ -131,5 +132,65 @@ func TestRevokedTokenEndsOnEveryInstance(t *testing.T) {
 			t.Fatalf("the other instance still accepts the revoked token: %d", status)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Answers do not grow with the game: a move's answer carries what the move
+// caused, a read carries the last RecentEvents of the round, and the whole
+// log is there when asked for.
+func TestAPIAnswersStayBoundedAsTheGameGrows(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	players := []*apptest.API{s.APIFor("Long"), s.APIFor("Round"), s.APIFor("Here")}
+	status, g := players[0].Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 300})
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d %v", status, g)
+	}
+	id := int64(g["id"].(float64))
+	for _, p := range players[1:] {
+		p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", id), nil)
+	}
+	path := fmt.Sprintf("/api/v1/games/%d", id)
+	var firstRead int
+	// Everyone says No thanks! while they can: the round grows long.
+	for n := 0; n < 150; n++ {
+		var mover *apptest.API
+		var view map[string]any
+		for _, p := range players {
+			if _, v := p.Do(http.MethodGet, path, nil); v["your_turn"] == true {
+				mover, view = p, v
+			}
+		}
+		_, raw := mover.Raw(http.MethodGet, path, nil)
+		if n == 0 {
+			firstRead = len(raw)
+		} else if len(raw) > firstRead+4000 {
+			t.Fatalf("a read at move %d is %d bytes, at the start %d: it grows with the game", n, len(raw), firstRead)
+		}
+		v := view["view"].(map[string]any)
+		kind := "take"
+		for _, l := range v["legal"].([]any) {
+			if l == "pass" {
+				kind = "pass"
+			}
+		}
+		_, after := mover.Do(http.MethodPost, path+"/"+kind, map[string]any{"version": v["version"]})
+		events := after["view"].(map[string]any)["events"].([]any)
+		first := events[0].(map[string]any)
+		// By hand: a No thanks! is one event; a take is the take and the
+		// next card turned up.
+		want := map[string]int{"pass": 1, "take": 2}[kind]
+		if first["kind"] != kind || len(events) != want {
+			t.Fatalf("move %d (%s): the answer's events %v, want the move and what it caused (%d)", n, kind, events, want)
+		}
+		if n == 149 {
+			round := v["events"].([]any)
+			if len(round) != handlers.RecentEvents || view["events_omitted"].(float64) < 1 {
+				t.Errorf("a read carries %d events with %v omitted, want the last %d", len(round), view["events_omitted"], handlers.RecentEvents)
+			}
+			_, full := mover.Do(http.MethodGet, path+"?log=full", nil)
+			if got := len(full["view"].(map[string]any)["events"].([]any)); got < n+2 {
+				t.Errorf("?log=full carries %d events after %d moves", got, n+1)
+			}
+		}
 	}
 }
