@@ -37,9 +37,9 @@ type Config struct {
 	MetricsToken string
 }
 
-// MinDBMaxConns leaves requests at least one connection beside the
-// background workers' (see app.WorkerConns).
-const MinDBMaxConns = 5
+// MinDBMaxConns leaves requests a few connections beside the seven kept
+// for background work (see app.WorkerConns).
+const MinDBMaxConns = 10
 
 // DefaultDatabaseURL is a local Postgres; lib/pq would require TLS without
 // sslmode=disable, which a local server rarely offers.

@@ -19,11 +19,11 @@ func TestHardeningDefaults(t *testing.T) {
 	if c.BodyTimeout != 10*time.Second || c.DBMaxConns != 20 || c.MaxConnsPerIP != 0 || c.MetricsToken != "" {
 		t.Errorf("defaults: BodyTimeout %v, DBMaxConns %d, MaxConnsPerIP %d, MetricsToken %q", c.BodyTimeout, c.DBMaxConns, c.MaxConnsPerIP, c.MetricsToken)
 	}
-	c, err = load(map[string]string{"BODY_TIMEOUT": "2s", "DB_MAX_CONNS": "8", "MAX_CONNS_PER_IP": "50", "METRICS_TOKEN": "0123456789abcdef"})
+	c, err = load(map[string]string{"BODY_TIMEOUT": "2s", "DB_MAX_CONNS": "12", "MAX_CONNS_PER_IP": "50", "METRICS_TOKEN": "0123456789abcdef"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BodyTimeout != 2*time.Second || c.DBMaxConns != 8 || c.MaxConnsPerIP != 50 || c.MetricsToken != "0123456789abcdef" {
+	if c.BodyTimeout != 2*time.Second || c.DBMaxConns != 12 || c.MaxConnsPerIP != 50 || c.MetricsToken != "0123456789abcdef" {
 		t.Errorf("set: %+v", c)
 	}
 }
@@ -32,7 +32,7 @@ func TestHardeningSettingsRejected(t *testing.T) {
 	for name, vars := range map[string]map[string]string{
 		"ErrBodyTimeout":       {"BODY_TIMEOUT": "soon"},
 		"ErrBodyTimeoutZero":   {"BODY_TIMEOUT": "0s"},
-		"ErrPoolTooSmall":      {"DB_MAX_CONNS": "4"},
+		"ErrPoolTooSmall":      {"DB_MAX_CONNS": "9"},
 		"ErrPoolNotANumber":    {"DB_MAX_CONNS": "many"},
 		"ErrNegativeConnsCap":  {"MAX_CONNS_PER_IP": "-1"},
 		"ErrShortMetricsToken": {"METRICS_TOKEN": "short"},
