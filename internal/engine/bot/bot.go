@@ -1,8 +1,16 @@
 // Package bot plays No Thanks! seats. A bot decides only from the View its
 // seat is given, never from the hidden state of the game: it knows what a
-// player at the table with a perfect memory would know.
+// player at the table with a perfect memory would know (its own tokens, the
+// others' counted from the public log, the cards in play).
 //
-// Like the engine, it imports the standard library and the engine only.
+// The levels are a random bot, a one-line heuristic, and a search (strong,
+// and a slower expert) that plays the auction of the active card against
+// models of the other players inferred from their play (see SearchBot).
+// RuleBot, the search's model of a careful player, is an opponent for
+// tournaments; Evaluate judges both actions of a position.
+//
+// Like the engine, it imports the standard library and the engine only
+// (the outside subpackage adds os/exec to seat a bot run as a process).
 package bot
 
 import (
@@ -20,10 +28,13 @@ const (
 	Random    Level = "random"
 	Heuristic Level = "heuristic"
 	Strong    Level = "strong"
+	// Expert is the strong bot's search with ten times the time: for
+	// correspondence games and post-game analysis.
+	Expert Level = "expert"
 )
 
 // Levels lists the levels, weakest first.
-var Levels = []Level{Random, Heuristic, Strong}
+var Levels = []Level{Random, Heuristic, Strong, Expert}
 
 // Label is the level's name for players.
 func (l Level) Label() string {
@@ -33,7 +44,9 @@ func (l Level) Label() string {
 	case Heuristic:
 		return "Club bot (heuristic)"
 	case Strong:
-		return "Expert bot (search)"
+		return "Strong bot (search)"
+	case Expert:
+		return "Expert bot (deep search, slower)"
 	}
 	return string(l)
 }
@@ -52,7 +65,9 @@ func New(l Level) (Bot, error) {
 	case Heuristic:
 		return HeuristicBot{}, nil
 	case Strong:
-		return NewSearchBot(DefaultIterations), nil
+		return NewSearchBot(StrongBudget), nil
+	case Expert:
+		return NewSearchBot(ExpertBudget), nil
 	}
 	return nil, fmt.Errorf("bot: unknown level %q", l)
 }

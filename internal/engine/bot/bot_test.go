@@ -10,17 +10,28 @@ import (
 
 func TestBotsPlayOnlyLegalActions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
+	bots := map[string]Bot{
+		"auction": RuleBot{Auction: true},
+		"rule":    RuleBot{},
+		"sharp":   RuleBot{Sharp: true},
+	}
 	for _, level := range Levels {
-		t.Run(string(level), func(t *testing.T) {
-			b, err := New(level)
-			if level == Strong {
-				b = NewSearchBot(50)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range 40 {
-				o := engine.Options{Players: 3 + i%5, Rounds: 2, Variant: engine.Standard, HiddenTiger: i%3 == 0, OpenTokens: i%4 == 0}
+		b, err := New(level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := b.(SearchBot); ok {
+			b = NewSearchBot(Budget{Iterations: 40})
+		}
+		bots[string(level)] = b
+	}
+	for name, b := range bots {
+		t.Run(name, func(t *testing.T) {
+			for i := range 30 {
+				o := engine.Options{Players: 3 + i%5, Rounds: 2, Variant: engine.Variants[i%4], HiddenTiger: i%3 == 0, OpenTokens: i%4 == 0}
+				if o.Players > 5 {
+					o.Variant = engine.Standard
+				}
 				g, err := engine.New(o, uint64(i))
 				if err != nil {
 					t.Fatal(err)
@@ -29,7 +40,7 @@ func TestBotsPlayOnlyLegalActions(t *testing.T) {
 					v := g.View(g.Turn())
 					kind := b.Decide(v, rng)
 					if !slices.Contains(v.Legal, kind) {
-						t.Fatalf("%s chose %q, legal %v", level, kind, v.Legal)
+						t.Fatalf("chose %q, legal %v", kind, v.Legal)
 					}
 					if err := g.Apply(engine.Action{Seat: g.Turn(), Kind: kind}); err != nil {
 						t.Fatal(err)
@@ -106,16 +117,16 @@ func TestHeuristicBeatsRandom(t *testing.T) {
 	}
 }
 
-// TestStrongBeatsHeuristic is the quick version of the 2,000-game tournament
-// in the README (go run ./cmd/tournament): fewer games and iterations, same
-// demand that the strong bot wins well above parity.
+// TestStrongBeatsHeuristic is the quick version of the tournaments in
+// docs/bots.md: few games and a small fixed budget, same demand that the
+// strong bot wins well above parity.
 func TestStrongBeatsHeuristic(t *testing.T) {
 	if testing.Short() {
-		t.Skip("plays 90 search-bot games")
+		t.Skip("plays 60 search-bot games")
 	}
 	standings, err := Tournament{
-		Names: []string{"strong", "heuristic", "heuristic"}, Bots: []Bot{NewSearchBot(600), HeuristicBot{}, HeuristicBot{}},
-		Options: engine.Options{Rounds: 1, Variant: engine.Standard}, Deals: 30, Seed: 5,
+		Names: []string{"strong", "heuristic", "heuristic"}, Bots: []Bot{NewSearchBot(Budget{Iterations: 300}), HeuristicBot{}, HeuristicBot{}},
+		Options: engine.Options{Rounds: 1, Variant: engine.Standard}, Deals: 20, Seed: 5,
 	}.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -126,23 +137,46 @@ func TestStrongBeatsHeuristic(t *testing.T) {
 	}
 }
 
-// BenchmarkStrongDecision measures one strong-bot decision at the default
-// effort, at the first decision of a 4-player round (the widest search).
-func BenchmarkStrongDecision(b *testing.B) {
-	g, _ := engine.New(engine.DefaultOptions(4), 9)
-	v := g.View(g.Turn())
-	bot := NewSearchBot(DefaultIterations)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for b.Loop() {
-		bot.Decide(v, rng)
+func TestRuleBeatsHeuristic(t *testing.T) {
+	standings, err := Tournament{
+		Names: []string{"rule", "heuristic", "heuristic"}, Bots: []Bot{RuleBot{}, HeuristicBot{}, HeuristicBot{}},
+		Options: engine.Options{Rounds: 1, Variant: engine.Standard}, Deals: 300, Seed: 6,
+	}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := standings[0]; r.WinShare-r.WinCI <= 1.0/3 {
+		t.Errorf("rule does not clearly beat heuristic: %+v", r)
 	}
 }
 
-func BenchmarkHeuristicDecision(b *testing.B) {
-	g, _ := engine.New(engine.DefaultOptions(4), 9)
-	v := g.View(g.Turn())
-	rng := rand.New(rand.NewPCG(1, 2))
-	for b.Loop() {
-		HeuristicBot{}.Decide(v, rng)
+type namedBot struct {
+	games *[]string
+}
+
+func (b namedBot) Decide(v engine.View, rng *rand.Rand) engine.ActionKind {
+	return HeuristicBot{}.Decide(v, rng)
+}
+
+func (b namedBot) ForGame(id string) Bot {
+	*b.games = append(*b.games, id)
+	return b
+}
+
+func TestTournamentNamesEveryGameForGameBots(t *testing.T) {
+	var games []string
+	_, err := Tournament{
+		Names: []string{"named", "heuristic", "heuristic"}, Bots: []Bot{namedBot{&games}, HeuristicBot{}, HeuristicBot{}},
+		Options: engine.Options{Rounds: 1, Variant: engine.Standard}, Deals: 4, Seed: 2, Workers: 1,
+	}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, id := range games {
+		seen[id] = true
+	}
+	if got, want := len(seen), 4*3; len(games) != want || got != want {
+		t.Errorf("ForGame called %d times with %d distinct ids, want %d distinct calls", len(games), got, want)
 	}
 }

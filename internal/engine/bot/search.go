@@ -4,25 +4,60 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"nothanks/internal/engine"
 )
 
-// DefaultIterations is the strong bot's search effort per decision.
-const DefaultIterations = 3000
-
-// SearchBot is information-set Monte Carlo tree search (single observer):
-// every iteration deals the cards the bot cannot see (the rest of the deck
-// among the unseen cards) at random, walks one shared tree of action
-// histories choosing by UCB1 for whichever seat is to act, plays the round
-// out with a noisy heuristic, and credits each seat with its own result.
-// Token counts need no guessing: a perfect memory counts them from the log.
-type SearchBot struct {
+// Budget is what a search may spend on one decision: it stops at whichever
+// limit comes first. Without Time the search is reproducible: the same view
+// and the same rng state give the same decision.
+type Budget struct {
+	// Iterations caps the playouts; 0 leaves only Time.
 	Iterations int
+	// Time caps the wall-clock time; 0 leaves only Iterations.
+	Time time.Duration
 }
 
-// NewSearchBot returns a search bot spending the given iterations a decision.
-func NewSearchBot(iterations int) SearchBot { return SearchBot{Iterations: max(iterations, 1)} }
+// The budgets of the search levels. StrongBudget keeps a decision under
+// 50 ms on one core of a small server; the iteration caps only stop a fast
+// machine from searching longer than it needs.
+var (
+	StrongBudget = Budget{Iterations: 50_000, Time: 35 * time.Millisecond}
+	ExpertBudget = Budget{Iterations: 500_000, Time: 350 * time.Millisecond}
+)
+
+// minIterations is searched even when the time is up, so that a loaded
+// machine still gets a decision from the search rather than a guess.
+const minIterations = 64
+
+func (b Budget) unlimited() bool { return b.Iterations <= 0 && b.Time <= 0 }
+
+// SearchBot searches the auction of the active card: who takes it, and at
+// what pot. Every playout deals the unseen cards at random into the deck
+// (all a perfect-memory player does not know is the order of the deck and
+// which cards are out), draws for every other seat a way of playing by how
+// well each explains the seat's decisions so far (see inferModels), plays
+// the auction with the root seat choosing by UCB1 at each of its turns,
+// and once the card is taken plays the round out, the root seat by the
+// sharp rule and the others by their models. A seat's reward is its share
+// of the game's win given the totals of earlier rounds, with a little of
+// its margin over the table (see outcome).
+//
+// The tree stops at the next card turned up: a tree of action histories
+// would merge positions with different cards on the table, where the rules,
+// which read the table, play well.
+type SearchBot struct {
+	Budget Budget
+}
+
+// NewSearchBot returns a search bot spending budget on a decision.
+func NewSearchBot(budget Budget) SearchBot {
+	if budget.unlimited() {
+		budget = StrongBudget
+	}
+	return SearchBot{Budget: budget}
+}
 
 func (b SearchBot) Decide(v engine.View, rng *rand.Rand) engine.ActionKind {
 	if len(v.Legal) == 1 {
@@ -31,199 +66,297 @@ func (b SearchBot) Decide(v engine.View, rng *rand.Rand) engine.ActionKind {
 	if slices.Contains(v.Legal, engine.LayTiger) {
 		return engine.LayTiger
 	}
-	root, unseen := simFromView(v)
-	t := tree{nodes: make([]node, 1, b.Iterations+1)}
-	for range b.Iterations {
-		s := root
-		s.deal(unseen, rng)
-		t.iterate(&s, rng)
+	s := newSearch(v, b.Budget, false)
+	s.run(orSeeded(rng, v))
+	take, pass := s.rootValues()
+	if best(take, pass) == pass && pass != take {
+		return engine.Pass
 	}
-	if t.nodes[0].visits[actTake] >= t.nodes[0].visits[actPass] {
-		return engine.Take
-	}
-	return engine.Pass
+	return engine.Take
 }
 
 const (
 	actTake = 0
 	actPass = 1
+	noAct   = 2
 	// explore is UCB1's exploration constant for rewards in [0, 1].
-	explore = 0.7
+	explore = 1.0
+	// trustVisits is how many playouts an action needs before the search
+	// trusts its mean enough to pick the better of two by it.
+	trustVisits = 16
 )
 
-type node struct {
-	child  [2]int32 // index of the node after each action; 0 when not yet made
-	visits [2]int32
-	reward [2]float64 // summed rewards of the seat that acts here
+// sums adds up the root seat's results over playouts.
+type sums struct {
+	n                 float64
+	reward, win, diff float64
+	win2, diff2       float64 // sums of squares, for standard errors
 }
 
-type tree struct {
-	nodes []node
-	path  []step
+func (s *sums) add(o *outcome, seat int) {
+	s.n++
+	s.reward += o.reward[seat]
+	s.win += o.win[seat]
+	s.diff += o.diff[seat]
+	s.win2 += o.win[seat] * o.win[seat]
+	s.diff2 += o.diff[seat] * o.diff[seat]
 }
 
-type step struct {
-	node, act, seat int
+// value is the root seat's expected result of a line of play.
+type value struct {
+	n, reward, win, diff float64
 }
 
-func (t *tree) iterate(s *sim, rng *rand.Rand) {
-	t.path = t.path[:0]
-	idx := 0
-	for !s.done {
-		nd := &t.nodes[idx]
-		canPass := s.tokens[s.turn] > 0
+func (s *sums) mean() value {
+	if s.n == 0 {
+		return value{}
+	}
+	return value{n: s.n, reward: s.reward / s.n, win: s.win / s.n, diff: s.diff / s.n}
+}
+
+// link is the root seat's decision the k-th time the active card comes to
+// it (k = 0 at the root).
+type link struct {
+	take sums
+	pass sums // every playout that passed here
+	away sums // those of them in which another seat took the card
+}
+
+type search struct {
+	root   round
+	seat   int
+	budget Budget
+	// even splits the root's playouts evenly between its actions, so that
+	// both are estimated alike (Evaluate); otherwise UCB1 decides.
+	even  bool
+	chain []link
+	// models is how likely each way of playing is of each other seat.
+	models [engine.MaxPlayers]modelBelief
+	// side holds the other seats' decisions in the auction, by the number
+	// of passes since the root, for seats that search (modelSearch).
+	side []sideNode
+}
+
+func newSearch(v engine.View, budget Budget, even bool) *search {
+	if budget.unlimited() {
+		budget = StrongBudget
+	}
+	r := roundFromView(v)
+	return &search{root: r, seat: r.turn, budget: budget, even: even, chain: make([]link, 1, 16), models: inferModels(v)}
+}
+
+// orSeeded is rng, or when there is none a source seeded by the view's
+// version, so that a caller without one still gets a decision.
+func orSeeded(rng *rand.Rand, v engine.View) *rand.Rand {
+	if rng != nil {
+		return rng
+	}
+	return rand.New(rand.NewPCG(uint64(v.Version), uint64(v.Viewer)))
+}
+
+// run plays playouts until the budget is spent.
+func (s *search) run(rng *rand.Rand) {
+	start := time.Now()
+	limit := s.budget.Iterations
+	if limit <= 0 {
+		limit = math.MaxInt
+	}
+	for i := 0; i < limit; i++ {
+		if s.budget.Time > 0 && i >= minIterations && i%32 == 0 && time.Since(start) >= s.budget.Time {
+			return
+		}
+		s.playout(rng, i)
+	}
+}
+
+// playout plays the auction of the active card, the root seat choosing at
+// its links and the others by the models drawn for them, then plays the
+// round out.
+func (s *search) playout(rng *rand.Rand, i int) {
+	r := s.root
+	r.deal(rng)
+	for j := range r.n {
+		if j != s.seat {
+			r.model[j] = s.models[j].draw(rng)
+		}
+	}
+	r.model[s.seat] = selfModel
+	var path [engine.BoxTokens + 1]uint8 // the root seat's action at each of its links
+	steps := 0
+	var side [engine.BoxTokens + 1]uint8 // the others' actions, by passes since the root
+	passes := 0
+	for !r.done {
+		if r.turn != s.seat {
+			take := r.tokens[r.turn] == 0
+			if !take {
+				if r.model[r.turn] == modelSearch {
+					for passes >= len(s.side) {
+						s.side = append(s.side, sideNode{})
+					}
+					take = s.side[passes].choose(&r) == actTake
+				} else {
+					take = r.policyTake()
+				}
+			}
+			side[passes] = actPass
+			if take {
+				side[passes] = actTake
+				passes++
+				r.take()
+				break
+			}
+			passes++
+			r.pass()
+			continue
+		}
+		side[passes] = noAct
+		passes++
+		l := &s.chain[steps]
 		act := actTake
 		switch {
-		case nd.visits[actTake] == 0:
-		case canPass && nd.visits[actPass] == 0:
-			act = actPass
-		case canPass:
-			n := float64(nd.visits[0] + nd.visits[1])
-			if ucb(nd, actPass, n) > ucb(nd, actTake, n) {
-				act = actPass
-			}
+		case r.tokens[r.turn] == 0:
+		case steps == 0 && s.even:
+			act = i & 1
+		default:
+			act = l.choose(&r)
 		}
-		t.path = append(t.path, step{idx, act, s.turn})
-		fresh := nd.visits[act] == 0
-		s.apply(act)
-		if nd.child[act] == 0 {
-			t.nodes = append(t.nodes, node{})
-			t.nodes[idx].child[act] = int32(len(t.nodes) - 1)
+		path[steps] = uint8(act)
+		steps++
+		if act == actTake {
+			r.take()
+			break
 		}
-		idx = int(t.nodes[idx].child[act])
+		fresh := l.pass.n == 0
+		r.pass()
+		if steps == len(s.chain) {
+			s.chain = append(s.chain, link{})
+		}
 		if fresh {
 			break
 		}
 	}
-	s.playout(rng)
-	rewards := s.rewards()
-	for _, st := range t.path {
-		nd := &t.nodes[st.node]
-		nd.visits[st.act]++
-		nd.reward[st.act] += rewards[st.seat]
-	}
-}
-
-func ucb(nd *node, act int, total float64) float64 {
-	n := float64(nd.visits[act])
-	return nd.reward[act]/n + explore*math.Sqrt(math.Log(total)/n)
-}
-
-// sim is a round in play as one determinization sees it.
-type sim struct {
-	n       int
-	cards   [engine.MaxPlayers]engine.CardSet
-	tokens  [engine.MaxPlayers]int
-	prior   [engine.MaxPlayers]int // totals of the scored rounds
-	tiger   [engine.MaxPlayers]bool
-	deck    [engine.DeckCards]int
-	deckLen int
-	next    int
-	active  int
-	pot     int
-	turn    int
-	done    bool
-}
-
-// simFromView builds the known part of the round and lists the unseen cards.
-func simFromView(v engine.View) (sim, []int) {
-	s := sim{n: len(v.Seats), active: v.ActiveCard, pot: v.Pot, turn: v.Turn, deckLen: v.DeckLeft}
-	tokens := Tokens(v)
-	for i, seat := range v.Seats {
-		s.cards[i] = engine.SetOf(seat.Cards...)
-		s.tokens[i] = tokens[i]
-		s.prior[i] = v.Totals[i]
-		s.tiger[i] = seat.TigerHeld || seat.TigerPlayed
-	}
-	seen := v.Seen()
-	var unseen []int
-	for c := engine.MinCard; c <= engine.MaxCard; c++ {
-		if !seen.Has(c) {
-			unseen = append(unseen, c)
-		}
-	}
-	return s, unseen
-}
-
-// deal fills the deck with a random ordered pick of the unseen cards.
-func (s *sim) deal(unseen []int, rng *rand.Rand) {
-	var pool [engine.NumCards]int
-	n := copy(pool[:], unseen)
-	for i := range s.deckLen {
-		j := i + rng.IntN(n-i)
-		pool[i], pool[j] = pool[j], pool[i]
-		s.deck[i] = pool[i]
-	}
-	s.next = 0
-}
-
-func (s *sim) apply(act int) {
-	if act == actPass {
-		s.tokens[s.turn]--
-		s.pot++
-		s.turn++
-		if s.turn == s.n {
-			s.turn = 0
-		}
-		return
-	}
-	s.cards[s.turn] = s.cards[s.turn].With(s.active)
-	s.tokens[s.turn] += s.pot
-	s.pot = 0
-	if s.next == s.deckLen {
-		s.done = true
-		return
-	}
-	s.active = s.deck[s.next]
-	s.next++
-}
-
-// playout ends the round with the heuristic's rule, loosened or tightened
-// at random so that no two playouts are alike.
-func (s *sim) playout(rng *rand.Rand) {
-	for !s.done {
-		noise := int(rng.Uint32()%5) - 2
-		if takeByRule(s.cards[s.turn], s.tokens[s.turn], s.active, s.pot, noise) {
-			s.apply(actTake)
+	for !r.done {
+		if r.policyTake() {
+			r.take()
 		} else {
-			s.apply(actPass)
+			r.pass()
+		}
+	}
+	o := r.outcome()
+	for k := range passes {
+		if side[k] != noAct && k < len(s.side) {
+			s.side[k].add(int(side[k]), o.reward[(s.root.turn+k)%s.root.n])
+		}
+	}
+	for d := range steps {
+		l := &s.chain[d]
+		if path[d] == actTake {
+			l.take.add(&o, s.seat)
+			continue
+		}
+		l.pass.add(&o, s.seat)
+		if d == steps-1 {
+			l.away.add(&o, s.seat)
 		}
 	}
 }
 
-// rewards scores the finished round for every seat in [0, 1]: mostly
-// whether the seat now leads the game (shared on a tie), partly by how far
-// its total is below the others' mean, so that losing less also counts.
-func (s *sim) rewards() [engine.MaxPlayers]float64 {
-	var totals [engine.MaxPlayers]int
-	best, sum := math.MaxInt, 0
-	for i := range s.n {
-		cards := s.cards[i]
-		if s.tiger[i] {
-			if c := engine.TigerCard(cards); c != 0 {
-				cards = cards.With(c)
+// choose picks the action of the root seat at this link: each action once
+// (its own rule's choice first), then by UCB1.
+func (l *link) choose(r *round) int {
+	switch {
+	case l.take.n == 0 && l.pass.n == 0:
+		if r.policyTake() {
+			return actTake
+		}
+		return actPass
+	case l.take.n == 0:
+		return actTake
+	case l.pass.n == 0:
+		return actPass
+	}
+	logTotal := math.Log(l.take.n + l.pass.n)
+	if ucb(&l.pass, logTotal) > ucb(&l.take, logTotal) {
+		return actPass
+	}
+	return actTake
+}
+
+// sideNode is another seat's decision in the auction of the active card.
+type sideNode struct {
+	n, reward [2]float64
+}
+
+func (nd *sideNode) add(act int, reward float64) {
+	nd.n[act]++
+	nd.reward[act] += reward
+}
+
+// choose picks by UCB1 on the seat's own reward, each action once first
+// (its sharp rule's choice first).
+func (nd *sideNode) choose(r *round) int {
+	switch {
+	case nd.n[actTake] == 0 && nd.n[actPass] == 0:
+		if sharpRule.take(r) {
+			return actTake
+		}
+		return actPass
+	case nd.n[actTake] == 0:
+		return actTake
+	case nd.n[actPass] == 0:
+		return actPass
+	}
+	logTotal := math.Log(nd.n[0] + nd.n[1])
+	u := func(a int) float64 { return nd.reward[a]/nd.n[a] + explore*math.Sqrt(logTotal/nd.n[a]) }
+	if u(actPass) > u(actTake) {
+		return actPass
+	}
+	return actTake
+}
+
+func ucb(s *sums, logTotal float64) float64 {
+	return s.reward/s.n + explore*math.Sqrt(logTotal/s.n)
+}
+
+// rootValues is the root seat's expected result of taking and of passing,
+// each followed by its best play. A pass is worth what the playouts in
+// which another seat took the card gave, and for those in which the card
+// came back, what the best action at the next link is worth; averaging
+// every playout instead would charge a pass with the search's own
+// exploration further down the chain, and so lean towards taking.
+func (s *search) rootValues() (take, pass value) {
+	var next value // value of the link after the one in hand
+	for k := len(s.chain) - 1; k >= 0; k-- {
+		l := &s.chain[k]
+		take = l.take.mean()
+		pass = l.away.mean()
+		if back := l.pass.n - l.away.n; back > 0 && next.n > 0 {
+			w := l.away.n / l.pass.n
+			pass = value{
+				n:      l.pass.n,
+				reward: w*pass.reward + (1-w)*next.reward,
+				win:    w*pass.win + (1-w)*next.win,
+				diff:   w*pass.diff + (1-w)*next.diff,
 			}
+		} else if back > 0 {
+			pass = l.pass.mean()
 		}
-		totals[i] = s.prior[i] + cards.Points() - s.tokens[i]
-		best = min(best, totals[i])
-		sum += totals[i]
+		next = best(take, pass)
 	}
-	leaders := 0
-	for i := range s.n {
-		if totals[i] == best {
-			leaders++
+	return take, pass
+}
+
+// best is the better of two values when both are well measured, else the
+// better measured one (the other has had too few playouts to tell).
+func best(a, b value) value {
+	if a.n >= trustVisits && b.n >= trustVisits {
+		if a.reward >= b.reward {
+			return a
 		}
+		return b
 	}
-	var out [engine.MaxPlayers]float64
-	for i := range s.n {
-		win := 0.0
-		if totals[i] == best {
-			win = 1 / float64(leaders)
-		}
-		othersMean := float64(sum-totals[i]) / float64(s.n-1)
-		margin := 0.5 + (othersMean-float64(totals[i]))/80
-		margin = min(max(margin, 0), 1)
-		out[i] = 0.6*win + 0.4*margin
+	if a.n >= b.n {
+		return a
 	}
-	return out
+	return b
 }

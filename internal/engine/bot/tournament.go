@@ -28,6 +28,13 @@ func Play(o engine.Options, seed uint64, bots []Bot, rng *rand.Rand) (*engine.Ga
 	return g, nil
 }
 
+// GameBot is an entrant that wants to know which game it is playing, as an
+// outside process keeping its own memory does: Tournament asks it for the
+// Bot of each game, named by an id unique within the tournament.
+type GameBot interface {
+	ForGame(id string) Bot
+}
+
 // Tournament plays Deals deals, each once per rotation of the line-up round
 // the table, so every entrant plays every deal from every seat.
 type Tournament struct {
@@ -79,6 +86,9 @@ func (t Tournament) Run() ([]Standing, error) {
 				for r := range n {
 					seated := make([]Bot, n)
 					for i, b := range t.Bots {
+						if gb, ok := b.(GameBot); ok {
+							b = gb.ForGame(fmt.Sprintf("%d-%d-%d", t.Seed, d, r))
+						}
 						seated[(i+r)%n] = b
 					}
 					g, err := Play(o, seed, seated, rand.New(rand.NewPCG(seed, uint64(r))))
