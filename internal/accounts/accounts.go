@@ -25,6 +25,10 @@ type Store interface {
 	UserByLogin(ctx context.Context, login string) (db.User, error)
 	UpdatePassword(ctx context.Context, id int64, hash string) error
 	UpdateEmail(ctx context.Context, id int64, email string) error
+	SetPendingEmail(ctx context.Context, id int64, email string, now time.Time) error
+	ResendPendingEmail(ctx context.Context, id int64, since, now time.Time) (bool, error)
+	CancelPendingEmail(ctx context.Context, id int64) error
+	ConfirmPendingEmail(ctx context.Context, id int64, email string, at time.Time) (bool, error)
 	CountAttempt(ctx context.Context, key string, limit int, now, expired time.Time) (db.Attempt, error)
 	UncountAttempt(ctx context.Context, a db.Attempt) error
 	ClearAttempts(ctx context.Context, key string) error
@@ -284,34 +288,83 @@ type EmailInput struct {
 	Password string `form:"password" json:"password"`
 }
 
-// ChangeEmail sets a new email address after checking the password.
-func (s *Service) ChangeEmail(ctx context.Context, userID int64, in EmailInput) error {
+// ChangeEmail asks for a new email address after checking the password.
+// When the account's address is confirmed, the new one waits (pending) until
+// its owner confirms it from the link mailed to it, and the confirmed one
+// stays in use for everything meanwhile (notifications, password reset,
+// log-in), so a typo cannot lock the owner out. An address never confirmed
+// is simply replaced: it reached nobody yet. It reports whether the change
+// waits for confirmation.
+func (s *Service) ChangeEmail(ctx context.Context, userID int64, in EmailInput) (pending bool, err error) {
 	in.Email = strings.TrimSpace(in.Email)
 	u, err := s.User(ctx, userID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	f := apperr.FieldErrors{}
 	if msg := checkEmail(in.Email); msg != "" {
 		f.Add("email", msg)
+	} else if strings.EqualFold(in.Email, u.Email) {
+		f.Add("email", "That is your address already.")
 	}
 	if ok, err := s.checkCurrentPassword(ctx, u, in.Password); err != nil {
-		return err
+		return false, err
 	} else if !ok {
 		f.Add("password", "That is not your password.")
 	}
 	if err := f.Err(); err != nil {
-		return err
+		return false, err
 	}
-	err = s.store.UpdateEmail(ctx, userID, in.Email)
+	if u.EmailVerifiedAt == nil {
+		err = s.store.UpdateEmail(ctx, userID, in.Email)
+	} else {
+		err = s.store.SetPendingEmail(ctx, userID, in.Email, s.clock.Now())
+	}
 	if errors.Is(err, db.ErrEmailTaken) {
 		f.Add("email", "Another account uses that email.")
-		return f.Err()
+		return false, f.Err()
 	}
 	if err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not save the email")
+		return false, apperr.Wrap(err, apperr.Internal, "could not save the email")
 	}
-	return s.SendVerification(ctx, userID)
+	if u.EmailVerifiedAt == nil {
+		return false, s.SendVerification(ctx, userID)
+	}
+	return true, nil
+}
+
+// ResendEvery is how often the confirmation of a pending address may be
+// mailed again, so the form cannot flood somebody's inbox.
+const ResendEvery = 5 * time.Minute
+
+// ResendPendingEmail mails the confirmation link of the pending address
+// again.
+func (s *Service) ResendPendingEmail(ctx context.Context, userID int64) error {
+	u, err := s.User(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if u.PendingEmail == nil {
+		return apperr.E(apperr.Conflict, "There is no new address waiting for confirmation.")
+	}
+	now := s.clock.Now()
+	sent, err := s.store.ResendPendingEmail(ctx, userID, now.Add(-ResendEvery), now)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not queue the mail")
+	}
+	if !sent {
+		return apperr.E(apperr.Conflict, "A confirmation link went to %s less than 5 minutes ago. Look for it there (and in the spam folder) before asking again.", *u.PendingEmail)
+	}
+	return nil
+}
+
+// CancelPendingEmail drops the new address waiting for confirmation; the
+// links mailed to it stop working.
+func (s *Service) CancelPendingEmail(ctx context.Context, userID int64) error {
+	if err := s.store.CancelPendingEmail(ctx, userID); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not cancel the change")
+	}
+	return nil
 }
 
 // SessionStore is what the service needs to end sessions.

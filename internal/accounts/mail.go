@@ -47,16 +47,29 @@ func (s *Service) SendVerification(ctx context.Context, userID int64) error {
 	return nil
 }
 
-// VerifyEmail marks an address verified, from a checked link.
-func (s *Service) VerifyEmail(ctx context.Context, userID int64, email string) error {
-	ok, err := s.mail.VerifyEmail(ctx, userID, email, s.clock.Now())
+// VerifyEmail confirms an address from a checked link: the account's
+// pending new address, which then replaces the old one, or its current
+// address. It reports whether the address changed.
+func (s *Service) VerifyEmail(ctx context.Context, userID int64, email string) (changed bool, err error) {
+	now := s.clock.Now()
+	changed, err = s.store.ConfirmPendingEmail(ctx, userID, email, now)
+	if errors.Is(err, db.ErrEmailTaken) {
+		return false, apperr.E(apperr.Conflict, "Another account uses %s now, so it cannot become yours. Your address is unchanged.", email)
+	}
 	if err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not verify the address")
+		return false, apperr.Wrap(err, apperr.Internal, "could not confirm the address")
+	}
+	if changed {
+		return true, nil
+	}
+	ok, err := s.mail.VerifyEmail(ctx, userID, email, now)
+	if err != nil {
+		return false, apperr.Wrap(err, apperr.Internal, "could not verify the address")
 	}
 	if !ok {
-		return apperr.E(apperr.Conflict, "This link is for an address the account no longer uses.")
+		return false, apperr.E(apperr.Conflict, "This link is for an address the account no longer uses or no longer asks for.")
 	}
-	return nil
+	return false, nil
 }
 
 // RequestReset mails a password reset link to the account with that email,

@@ -15,6 +15,7 @@ const (
 	MailGameOver      = "game_over"
 	MailTimedOut      = "timed_out"
 	MailVerifyEmail   = "verify_email"
+	MailConfirmEmail  = "confirm_email" // a new address, before it replaces the old
 	MailPasswordReset = "password_reset"
 	MailRankedMatch   = "ranked_match"
 )
@@ -175,6 +176,7 @@ type Recipient struct {
 	Username        string     `db:"username"`
 	Email           string     `db:"email"`
 	EmailVerifiedAt *time.Time `db:"email_verified_at"`
+	PendingEmail    *string    `db:"pending_email"`
 	PasswordHash    string     `db:"password_hash"`
 	VacationUntil   *time.Time `db:"vacation_until"`
 	MailSettings
@@ -184,7 +186,7 @@ type Recipient struct {
 func (s *Store) Recipient(ctx context.Context, userID int64) (Recipient, error) {
 	var r Recipient
 	err := get(ctx, s.DB, &r, `
-		SELECT id, username, email, email_verified_at, password_hash, vacation_until, time_zone, mail_your_turn,
+		SELECT id, username, email, email_verified_at, pending_email, password_hash, vacation_until, time_zone, mail_your_turn,
 			mail_reminder, mail_game_over, mail_timed_out, turn_digest, digest_hour
 		FROM users WHERE id = $1`, userID)
 	if err != nil {

@@ -15,6 +15,11 @@ type User struct {
 	PasswordHash    string     `db:"password_hash"`
 	EmailVerifiedAt *time.Time `db:"email_verified_at"`
 	CreatedAt       time.Time  `db:"created_at"`
+	// PendingEmail is a new address waiting for its owner to confirm it;
+	// Email stays in use until then. PendingEmailSentAt is when its
+	// confirmation link was last queued.
+	PendingEmail       *string    `db:"pending_email"`
+	PendingEmailSentAt *time.Time `db:"pending_email_sent_at"`
 }
 
 // Errors of CreateUser and UpdateEmail when a unique value is taken.
@@ -23,7 +28,7 @@ var (
 	ErrEmailTaken    = errors.New("db: email taken")
 )
 
-const userColumns = `id, username, email, password_hash, email_verified_at, created_at`
+const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at`
 
 // CreateUser inserts a user; a name or email taken (ignoring case) gives
 // ErrUsernameTaken or ErrEmailTaken.
@@ -88,6 +93,64 @@ func (s *Store) UpdatePassword(ctx context.Context, id int64, hash string) error
 		return fmt.Errorf("db: update password of user %d: %w", id, err)
 	}
 	return nil
+}
+
+// SetPendingEmail records a new address for a user to confirm, and queues
+// its confirmation mail, together. The current address stays in use. An
+// address another account uses gives ErrEmailTaken.
+func (s *Store) SetPendingEmail(ctx context.Context, id int64, email string, now time.Time) error {
+	return s.Tx(ctx, func(tx *Tx) error {
+		res, err := tx.tx.ExecContext(ctx, `
+			UPDATE users SET pending_email = $2, pending_email_sent_at = $3
+			WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM users o WHERE lower(o.email) = lower($2) AND o.id <> $1)`, id, email, now)
+		if err != nil {
+			return fmt.Errorf("db: set pending email of user %d: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrEmailTaken
+		}
+		return tx.EnqueueMail(ctx, Mail{UserID: id, Kind: MailConfirmEmail, SendAfter: now, CreatedAt: now})
+	})
+}
+
+// ResendPendingEmail queues the confirmation mail of a user's pending
+// address again, if there is one and the last was queued before since.
+func (s *Store) ResendPendingEmail(ctx context.Context, id int64, since, now time.Time) (bool, error) {
+	sent := false
+	err := s.Tx(ctx, func(tx *Tx) error {
+		res, err := tx.tx.ExecContext(ctx, `
+			UPDATE users SET pending_email_sent_at = $3
+			WHERE id = $1 AND pending_email IS NOT NULL AND pending_email_sent_at < $2`, id, since, now)
+		if err != nil {
+			return fmt.Errorf("db: resend pending email of user %d: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		sent = true
+		return tx.EnqueueMail(ctx, Mail{UserID: id, Kind: MailConfirmEmail, SendAfter: now, CreatedAt: now})
+	})
+	return sent, err
+}
+
+// CancelPendingEmail forgets a user's pending address; links already mailed
+// to it stop working.
+func (s *Store) CancelPendingEmail(ctx context.Context, id int64) error {
+	return exec(ctx, s.DB, "cancel pending email", `UPDATE users SET pending_email = NULL, pending_email_sent_at = NULL WHERE id = $1`, id)
+}
+
+// ConfirmPendingEmail makes a user's pending address their address,
+// verified, if it is still the one given. An address another account has
+// taken since gives ErrEmailTaken.
+func (s *Store) ConfirmPendingEmail(ctx context.Context, id int64, email string, at time.Time) (bool, error) {
+	res, err := s.DB.ExecContext(ctx, `
+		UPDATE users SET email = pending_email, email_verified_at = $3, pending_email = NULL, pending_email_sent_at = NULL
+		WHERE id = $1 AND lower(pending_email) = lower($2)`, id, email, at)
+	if err != nil {
+		return false, fmt.Errorf("db: confirm pending email of user %d: %w", id, takenError(err))
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
 }
 
 // UpdateEmail replaces a user's email, which is then unverified.

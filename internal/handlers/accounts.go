@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -135,7 +136,8 @@ func (s *Server) settingsView(c echo.Context) (views.SettingsView, error) {
 		return views.SettingsView{}, err
 	}
 	return views.SettingsView{
-		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, OtherSessions: others, Notifications: n,
+		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, PendingEmail: deref(u.PendingEmail),
+		OtherSessions: others, Notifications: n,
 	}, nil
 }
 
@@ -194,7 +196,8 @@ func (s *Server) changeEmail(c echo.Context) error {
 		return apperr.E(apperr.Invalid, "The form could not be read.")
 	}
 	u := currentUser(c)
-	if err := s.accounts.ChangeEmail(c.Request().Context(), u.ID, in); err != nil {
+	pending, err := s.accounts.ChangeEmail(c.Request().Context(), u.ID, in)
+	if err != nil {
 		if errors.Is(err, accounts.ErrReauthExhausted) {
 			return s.endSession(c, apperr.MessageOf(err))
 		}
@@ -208,6 +211,34 @@ func (s *Server) changeEmail(c echo.Context) error {
 		v.EmailForm = formOf(map[string]string{"email": in.Email}, err)
 		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
 	}
-	s.setFlash(c, "ok", "Your email address is changed.")
-	return redirect(c, "/settings")
+	if pending {
+		s.setFlash(c, "ok", "A confirmation link is on its way to "+strings.TrimSpace(in.Email)+". Your address stays "+u.Email+" until you press it.")
+	} else {
+		s.setFlash(c, "ok", "Your email address is changed. A confirmation link is on its way to it.")
+	}
+	return redirect(c, "/settings#email")
+}
+
+func (s *Server) resendEmailChange(c echo.Context) error {
+	if err := s.accounts.ResendPendingEmail(c.Request().Context(), currentUser(c).ID); err != nil {
+		return err
+	}
+	s.setFlash(c, "ok", "The confirmation link is on its way again.")
+	return redirect(c, "/settings#email")
+}
+
+func (s *Server) cancelEmailChange(c echo.Context) error {
+	u := currentUser(c)
+	if err := s.accounts.CancelPendingEmail(c.Request().Context(), u.ID); err != nil {
+		return err
+	}
+	s.setFlash(c, "ok", "The change is cancelled. Your address stays "+u.Email+".")
+	return redirect(c, "/settings#email")
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

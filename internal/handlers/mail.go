@@ -38,10 +38,15 @@ func (s *Server) verifyEmail(c echo.Context) error {
 	if err := s.signed(c, "verify"); err != nil {
 		return err
 	}
-	if err := s.accounts.VerifyEmail(c.Request().Context(), queryInt(c, "u"), c.QueryParam("e")); err != nil {
+	changed, err := s.accounts.VerifyEmail(c.Request().Context(), queryInt(c, "u"), c.QueryParam("e"))
+	if err != nil {
 		return err
 	}
-	s.setFlash(c, "ok", "Your email address is confirmed. We will tell you when it is your turn.")
+	if changed {
+		s.setFlash(c, "ok", "Your email address is now "+c.QueryParam("e")+".")
+	} else {
+		s.setFlash(c, "ok", "Your email address is confirmed. We will tell you when it is your turn.")
+	}
 	if currentUser(c) != nil {
 		return redirect(c, "/settings#notifications")
 	}

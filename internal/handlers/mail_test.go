@@ -557,3 +557,123 @@ func TestNotificationSettings(t *testing.T) {
 		t.Errorf("stored settings: %+v", rec.MailSettings)
 	}
 }
+
+// mailLink returns the first link in the newest mail to an address whose
+// path contains part ("" when there is none).
+func mailLink(smtp *apptest.SMTPServer, to, part string) string {
+	got := smtp.To(to)
+	if len(got) == 0 {
+		return ""
+	}
+	for _, l := range linkRe.FindAllString(got[len(got)-1].Parts()["text/plain"], -1) {
+		if strings.Contains(l, part) {
+			u, _ := url.Parse(l)
+			return u.RequestURI()
+		}
+	}
+	return ""
+}
+
+// A new address is used only once its owner confirms it from the link
+// mailed to it; until then the confirmed address gets everything, so a
+// typo cannot lock anyone out (docs/correspondence.md).
+func TestEmailChangeWaitsForConfirmation(t *testing.T) {
+	smtp := apptest.NewSMTP(t)
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithSMTP(smtp))
+	c := s.Client().Register("Zed")
+	s.App.Notify.RunOutbox(context.Background())
+	if res := c.Get(mailLink(smtp, "zed@example.com", "/verify-email?")); res.Status != http.StatusSeeOther {
+		t.Fatalf("first confirmation: %d", res.Status)
+	}
+
+	// A typo in the new address.
+	res := c.PostForm("/settings/email", url.Values{"email": {"zde@exmaple.com"}, "password": {apptest.Password}})
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("change: %d", res.Status)
+	}
+	page := c.Follow(res)
+	if got := page.TestID("flash"); !strings.Contains(got, "zde@exmaple.com") || !strings.Contains(got, "stays zed@example.com") {
+		t.Errorf("flash after the change = %q", got)
+	}
+	if got := page.TestID("current-email"); got != "zed@example.com" {
+		t.Errorf("address in use before confirmation = %q, want the old one", got)
+	}
+	if got := page.TestID("pending-email"); got != "zde@exmaple.com" {
+		t.Errorf("pending address shown = %q", got)
+	}
+	s.App.Notify.RunOutbox(context.Background())
+	typoLink := mailLink(smtp, "zde@exmaple.com", "/verify-email?")
+	if typoLink == "" {
+		t.Fatal("no confirmation link went to the new address")
+	}
+	if len(smtp.To("zed@example.com")) != 1 {
+		t.Errorf("%d mails to the old address, want only its first confirmation", len(smtp.To("zed@example.com")))
+	}
+
+	// Password reset and log-in still use the confirmed address.
+	s.Client().PostForm("/forgot", url.Values{"email": {"zde@exmaple.com"}})
+	s.Client().PostForm("/forgot", url.Values{"email": {"zed@example.com"}})
+	s.App.Notify.RunOutbox(context.Background())
+	if mailLink(smtp, "zed@example.com", "/reset?") == "" {
+		t.Error("no reset link went to the confirmed address")
+	}
+	if n := len(smtp.To("zde@exmaple.com")); n != 1 {
+		t.Errorf("%d mails to the unconfirmed address, want only its confirmation", n)
+	}
+	if res := s.Client().Login("zed@example.com", apptest.Password); res.Status != http.StatusSeeOther {
+		t.Errorf("log-in with the confirmed address: %d", res.Status)
+	}
+
+	// Asking again at once sends nothing; cancelling kills the link.
+	if res := c.PostForm("/settings/email/resend", nil); res.Status != http.StatusConflict {
+		t.Errorf("a second link at once: %d", res.Status)
+	}
+	s.Clock.Advance(6 * time.Minute)
+	if res := c.PostForm("/settings/email/resend", nil); res.Status != http.StatusSeeOther {
+		t.Errorf("resend after 6 minutes: %d", res.Status)
+	}
+	s.App.Notify.RunOutbox(context.Background())
+	if n := len(smtp.To("zde@exmaple.com")); n != 2 {
+		t.Errorf("%d mails to the new address after a resend, want 2", n)
+	}
+	res = c.PostForm("/settings/email/cancel", nil)
+	if c.Follow(res).Has("pending-email") {
+		t.Error("the pending address is still shown after cancelling")
+	}
+	if res := c.Get(typoLink); res.Status != http.StatusConflict {
+		t.Errorf("the link of a cancelled change: %d", res.Status)
+	}
+	if got := c.Get("/settings").TestID("current-email"); got != "zed@example.com" {
+		t.Errorf("address after cancelling = %q", got)
+	}
+
+	// The right address, confirmed from its link, replaces the old one.
+	c.PostForm("/settings/email", url.Values{"email": {"zed@new.example.com"}, "password": {apptest.Password}})
+	s.App.Notify.RunOutbox(context.Background())
+	res = c.Get(mailLink(smtp, "zed@new.example.com", "/verify-email?"))
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("confirming the new address: %d", res.Status)
+	}
+	page = c.Follow(res)
+	if got := page.TestID("current-email"); got != "zed@new.example.com" || page.Has("pending-email") {
+		t.Errorf("after confirming: address %q, pending shown %v", got, page.Has("pending-email"))
+	}
+	s.Clock.Advance(11 * time.Minute)
+	s.Client().PostForm("/forgot", url.Values{"email": {"zed@new.example.com"}})
+	s.App.Notify.RunOutbox(context.Background())
+	if mailLink(smtp, "zed@new.example.com", "/reset?") == "" {
+		t.Error("no reset link went to the new address once confirmed")
+	}
+
+	// A pending address someone else registers first cannot be taken over.
+	c.PostForm("/settings/email", url.Values{"email": {"taken@example.com"}, "password": {apptest.Password}})
+	s.App.Notify.RunOutbox(context.Background())
+	link := mailLink(smtp, "taken@example.com", "/verify-email?")
+	s.Client().Register("Taken") // registers taken@example.com
+	if res := c.Get(link); res.Status != http.StatusConflict {
+		t.Errorf("confirming an address another account took since: %d", res.Status)
+	}
+	if got := c.Get("/settings").TestID("current-email"); got != "zed@new.example.com" {
+		t.Errorf("address after the refused confirmation = %q", got)
+	}
+}

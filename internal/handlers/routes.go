@@ -47,6 +47,8 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/settings", s.settings, requireUser)
 	e.POST("/settings/password", s.changePassword, requireUser)
 	e.POST("/settings/email", s.changeEmail, requireUser)
+	e.POST("/settings/email/resend", s.resendEmailChange, requireUser)
+	e.POST("/settings/email/cancel", s.cancelEmailChange, requireUser)
 	e.POST("/settings/tokens", s.createToken, requireUser)
 	e.POST("/settings/verify", s.resendVerification, requireUser)
 	e.POST("/settings/notifications", s.saveNotifications, requireUser)

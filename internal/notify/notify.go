@@ -117,7 +117,7 @@ func (s *Service) handle(ctx context.Context, group []db.Mail) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if m.Kind != db.MailVerifyEmail && m.Kind != db.MailPasswordReset {
+	if m.Kind != db.MailVerifyEmail && m.Kind != db.MailConfirmEmail && m.Kind != db.MailPasswordReset {
 		if r.EmailVerifiedAt == nil {
 			return skip(group, "email not verified")
 		}
@@ -143,6 +143,11 @@ func (s *Service) handle(ctx context.Context, group []db.Mail) (int, error) {
 			return skip(group, "verified already")
 		}
 		msg, err = s.verifyEmail(r, now)
+	case db.MailConfirmEmail:
+		if r.PendingEmail == nil {
+			return skip(group, "no new address waiting")
+		}
+		msg, err = s.confirmEmail(r, *r.PendingEmail, now)
 	case db.MailPasswordReset:
 		msg, err = s.passwordReset(ctx, r, m)
 	default:
@@ -157,7 +162,9 @@ func (s *Service) handle(ctx context.Context, group []db.Mail) (int, error) {
 	if msg == nil {
 		return 0, nil // the kind's handler marked the rows
 	}
-	msg.To = r.Email
+	if msg.To == "" {
+		msg.To = r.Email
+	}
 	msg.MessageID = fmt.Sprintf("outbox-%d@%s", carried[0].ID, s.base.Hostname()) // the sender adds <>
 	if err := s.sender.Send(ctx, *msg); err != nil {
 		return 0, s.retry(ctx, carried, err, now)
@@ -478,6 +485,23 @@ func (s *Service) verifyEmail(r db.Recipient, now time.Time) (*Message, error) {
 		Note:    "If you did not create an account on No Thanks!, ignore this mail.",
 	}
 	m := s.message(r, "", "Confirm your email for No Thanks!", v)
+	return m, nil
+}
+
+// confirmEmail is the mail to a new address, asking its owner to confirm
+// it before it replaces the account's address.
+func (s *Service) confirmEmail(r db.Recipient, email string, now time.Time) (*Message, error) {
+	v := mailView{
+		Heading: "Confirm your new email address",
+		Lines: []string{
+			fmt.Sprintf("Hello %s. You asked to use this address for your No Thanks! account instead of %s.", r.Username, r.Email),
+			"Until you confirm it, mail keeps going to the old address. The link works for 3 days.",
+		},
+		Actions: []mailLink{{"Confirm " + email, s.VerifyURL(r.ID, email, now)}},
+		Note:    "If you did not ask for this, ignore this mail: nothing changes.",
+	}
+	m := s.message(r, "", "Confirm your new email for No Thanks!", v)
+	m.To = email
 	return m, nil
 }
 
