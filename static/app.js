@@ -50,3 +50,99 @@
     if (typeof EventSource === "undefined") startPolling();
   });
 })();
+
+// Turns: on every page of a logged-in player, one small stream says how
+// many games wait for their decision (/my/events). The "My games" badge,
+// the title's "(Your turn)", the favicon's mark, the optional sound and the
+// browser notification (only when the tab is hidden, only if the player
+// allowed it with the button in the settings) follow it; lists of one's
+// own games refresh on "nt:mine".
+(function () {
+  "use strict";
+  var body = document.body, url = body && body.dataset.turns;
+  var last = null;
+  var PREFIX = "(Your turn) ";
+
+  function setTitle(n) {
+    var t = document.title.indexOf(PREFIX) === 0 ? document.title.slice(PREFIX.length) : document.title;
+    document.title = n > 0 ? PREFIX + t : t;
+  }
+  function setIcon(n) {
+    var link = document.querySelector("link[rel=icon][data-icon]");
+    if (link) link.href = n > 0 ? link.dataset.iconTurn : link.dataset.icon;
+  }
+  function setBadge(n) {
+    var badge = document.getElementById("nav-my-turn"), words = document.getElementById("nav-my-turn-words");
+    if (badge) { badge.textContent = String(n); badge.hidden = n === 0; }
+    if (words) words.textContent = n === 0 ? "" : ", " + n + (n === 1 ? " game" : " games") + " waiting for you";
+  }
+  function beep() {
+    var AC = window.AudioContext || window.webkitAudioContext;
+    if (!AC) return;
+    try {
+      var ctx = new AC(), o = ctx.createOscillator(), g = ctx.createGain();
+      o.type = "sine"; o.frequency.value = 880;
+      g.gain.setValueAtTime(0.0001, ctx.currentTime);
+      g.gain.exponentialRampToValueAtTime(0.2, ctx.currentTime + 0.02);
+      g.gain.exponentialRampToValueAtTime(0.0001, ctx.currentTime + 0.25);
+      o.connect(g); g.connect(ctx.destination); o.start(); o.stop(ctx.currentTime + 0.3);
+      o.onended = function () { ctx.close(); };
+    } catch (e) { /* no sound is no harm */ }
+  }
+  function notify(games, before) {
+    if (!("Notification" in window) || Notification.permission !== "granted" || !document.hidden) return;
+    var fresh = games.filter(function (g) { return before.indexOf(g) < 0; });
+    if (fresh.length === 0) return;
+    var n = new Notification("Your turn · No Thanks!", { body: "Game #" + fresh[0] + " waits for you.", tag: "nt-turn-" + fresh[0] });
+    n.onclick = function () { window.focus(); location.href = "/games/" + fresh[0]; };
+  }
+  function apply(u) {
+    var before = last ? last.games : [];
+    setBadge(u.my_turn); setTitle(u.my_turn); setIcon(u.my_turn);
+    var came = u.games.some(function (g) { return before.indexOf(g) < 0; });
+    if (last && came) {
+      if ("turnSound" in body.dataset) beep();
+      notify(u.games, before);
+    }
+    if (last && (came || u.my_turn !== last.my_turn)) htmx.trigger(body, "nt:mine");
+    last = u;
+  }
+  function onTurn(ev) {
+    try { apply(JSON.parse(ev.data)); } catch (e) { /* a bad frame changes nothing */ }
+  }
+  var es = null;
+  function connect() {
+    if (es || !url || typeof EventSource === "undefined") return;
+    es = new EventSource(url);
+    es.addEventListener("turn", onTurn);
+  }
+  // A page left for another is closed; one the browser keeps to come back
+  // to must not hold one of its few connections to the site meanwhile.
+  window.addEventListener("pagehide", function () { if (es) { es.close(); es = null; } });
+  window.addEventListener("pageshow", function (ev) { if (ev.persisted) connect(); });
+  document.addEventListener("DOMContentLoaded", connect);
+  // On a game's page the game's stream carries the turn events too.
+  if (body && "turnsInStream" in body.dataset) {
+    document.addEventListener("htmx:sseOpen", function (ev) {
+      ev.detail.source.addEventListener("turn", onTurn);
+    });
+  }
+
+  // The settings button that asks the browser for notifications: never on
+  // page load, only when pressed.
+  function showState(el) {
+    var state = document.querySelector("[data-notify-state]");
+    if (!state) return;
+    if (!("Notification" in window)) { state.textContent = "This browser has no notifications."; el.disabled = true; return; }
+    state.textContent = { granted: "Allowed: you will be notified.", denied: "Blocked in this browser's site settings.", "default": "" }[Notification.permission] || "";
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var el = document.querySelector("[data-notify-permission]");
+    if (el) showState(el);
+  });
+  document.addEventListener("click", function (ev) {
+    var el = ev.target.closest("[data-notify-permission]");
+    if (!el || !("Notification" in window)) return;
+    Notification.requestPermission().then(function () { showState(el); });
+  });
+})();

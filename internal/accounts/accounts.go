@@ -28,6 +28,7 @@ type Store interface {
 	SetPendingEmail(ctx context.Context, id int64, email string, now time.Time) error
 	ResendPendingEmail(ctx context.Context, id int64, since, now time.Time) (bool, error)
 	CancelPendingEmail(ctx context.Context, id int64) error
+	SetTurnSound(ctx context.Context, id int64, on bool) error
 	ConfirmPendingEmail(ctx context.Context, id int64, email string, at time.Time) (bool, error)
 	CountAttempt(ctx context.Context, key string, limit int, now, expired time.Time) (db.Attempt, error)
 	UncountAttempt(ctx context.Context, a db.Attempt) error
@@ -423,4 +424,12 @@ func newPasswordHash(f apperr.FieldErrors, password, confirm string) (string, er
 		return "", apperr.Wrap(err, apperr.Internal, "could not hash the password")
 	}
 	return hash, nil
+}
+
+// SetTurnSound turns the short sound of a turn coming on or off.
+func (s *Service) SetTurnSound(ctx context.Context, userID int64, on bool) error {
+	if err := s.store.SetTurnSound(ctx, userID, on); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not save the setting")
+	}
+	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"nothanks/internal/notify"
 	"nothanks/internal/ranked"
 	"nothanks/internal/session"
+	"nothanks/internal/turns"
 	"nothanks/internal/watch"
 )
 
@@ -43,6 +44,8 @@ type App struct {
 	Notify   *notify.Service
 	// Watch serves the games' event streams of this instance.
 	Watch *watch.Hub
+	// Turns serves the per-person turn streams of this instance.
+	Turns *turns.Hub
 	// Due wakes the due-move worker.
 	Due     *live.Waker
 	Store   *db.Store
@@ -101,11 +104,16 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	}
 	n := notify.New(store, g, signer, sender, cfg.BaseURL, clk, log)
 	hub := watch.New(g.State, store, clk, log)
+	tn := turns.New(store, log)
 	m := metrics.New(store.DB.DB, store, clk.Now, log)
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, DB: store, Clock: clk, Log: log,
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, DB: store, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
+
+// TurnsResyncEvery is how often an instance reads again which games wait
+// for the people it streams turns to (a lost notification is mended then).
+const TurnsResyncEvery = 30 * time.Second
 
 // PresenceEvery is how often an instance writes who watches its games.
 const PresenceEvery = 10 * time.Second
@@ -116,24 +124,34 @@ const PresenceEvery = 10 * time.Second
 // hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(6)
+	wg.Add(7)
 	handlers := live.Handlers{
 		db.GameChannel: func(payload string) {
 			if id, ok := live.GameID(payload); ok {
 				a.Watch.Changed(id)
 			}
+			a.Turns.Changed(payload)
 		},
 		db.DueChannel:   a.Due.AtPayload,
 		db.TokenChannel: a.Accounts.ForgetToken,
 	}
 	caughtUp := func() {
 		a.Watch.ChangedAll()
+		go func() {
+			if err := a.Turns.Resync(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("resync turns", "err", err)
+			}
+		}()
 		a.Due.Now()
 		a.Accounts.ForgetAllTokens()
 	}
 	go func() {
 		defer wg.Done()
 		a.Watch.Run(ctx, PresenceEvery)
+	}()
+	go func() {
+		defer wg.Done()
+		a.Turns.Run(ctx, TurnsResyncEvery)
 	}()
 	go func() {
 		defer wg.Done()

@@ -330,7 +330,7 @@ func recordMove(ctx context.Context, stmt *sqlx.Stmt, w MoveWrite) (bool, error)
 }
 
 func (w MoveWrite) notes() []note {
-	ns := []note{{GameChannel, fmt.Sprintf("%d:%d", w.Move.GameID, w.State.Version)}}
+	ns := []note{{GameChannel, turnPayload(w.Move.GameID, w.State.Version, w.State.TurnUserID)}}
 	if w.WakeDue != nil {
 		ns = append(ns, note{DueChannel, strconv.FormatInt(w.WakeDue.UnixMilli(), 10)})
 	}
@@ -472,4 +472,25 @@ func (s *Store) CountMyTurn(ctx context.Context, userID int64) (int, error) {
 		return 0, fmt.Errorf("db: count my turn: %w", err)
 	}
 	return n, nil
+}
+
+// TurnGame is a game waiting for a person's decision, at the version it
+// came to them.
+type TurnGame struct {
+	UserID  int64 `db:"turn_user_id"`
+	GameID  int64 `db:"id"`
+	Version int   `db:"version"`
+}
+
+// TurnGames lists the games waiting for each of the users' decisions
+// (games being played whose turn is theirs; bots' turns are nobody's).
+func (s *Store) TurnGames(ctx context.Context, userIDs []int64) ([]TurnGame, error) {
+	var out []TurnGame
+	err := s.DB.SelectContext(ctx, &out, `
+		SELECT turn_user_id, id, version FROM games
+		WHERE status = 'playing' AND turn_user_id = ANY($1)`, pq.Array(userIDs))
+	if err != nil {
+		return nil, fmt.Errorf("db: turn games: %w", err)
+	}
+	return out, nil
 }

@@ -129,6 +129,24 @@ func (t *Tx) NotifyGame(_ context.Context, gameID int64, version int) error {
 	return nil
 }
 
+// NotifyGameTurn tells every server instance, once the transaction
+// commits, that a game changed and who is to move in it now (nil: no
+// person: a bot, or nobody once it is over). The payload is
+// "id:version:user" (user 0 for no person); the per-user turn streams keep
+// their badges from it without reading the database.
+func (t *Tx) NotifyGameTurn(_ context.Context, gameID int64, version int, turnUser *int64) error {
+	t.notes = append(t.notes, note{GameChannel, turnPayload(gameID, version, turnUser)})
+	return nil
+}
+
+func turnPayload(gameID int64, version int, turnUser *int64) string {
+	var u int64
+	if turnUser != nil {
+		u = *turnUser
+	}
+	return fmt.Sprintf("%d:%d:%d", gameID, version, u)
+}
+
 // NotifyDue wakes the due-move workers of every instance, once the
 // transaction commits, for a machine's move due at at.
 func (t *Tx) NotifyDue(_ context.Context, at time.Time) error {
@@ -137,7 +155,9 @@ func (t *Tx) NotifyDue(_ context.Context, at time.Time) error {
 }
 
 // GameChannel is the LISTEN/NOTIFY channel of game changes, payload
-// "id:version": the event streams of every instance listen to it.
+// "id:version", or "id:version:user" when the change says who is to move
+// (user 0: no person): the event streams and the turn streams of every
+// instance listen to it.
 const GameChannel = "game_changed"
 
 // DueChannel is the LISTEN/NOTIFY channel that wakes the due-move workers,

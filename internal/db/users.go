@@ -20,6 +20,8 @@ type User struct {
 	// confirmation link was last queued.
 	PendingEmail       *string    `db:"pending_email"`
 	PendingEmailSentAt *time.Time `db:"pending_email_sent_at"`
+	// TurnSound: the site plays a short sound when a game comes to them.
+	TurnSound bool `db:"turn_sound"`
 }
 
 // Errors of CreateUser and UpdateEmail when a unique value is taken.
@@ -28,7 +30,7 @@ var (
 	ErrEmailTaken    = errors.New("db: email taken")
 )
 
-const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at`
+const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound`
 
 // CreateUser inserts a user; a name or email taken (ignoring case) gives
 // ErrUsernameTaken or ErrEmailTaken.
@@ -160,4 +162,9 @@ func (s *Store) UpdateEmail(ctx context.Context, id int64, email string) error {
 		return fmt.Errorf("db: update email of user %d: %w", id, takenError(err))
 	}
 	return nil
+}
+
+// SetTurnSound turns the sound of a turn coming on or off.
+func (s *Store) SetTurnSound(ctx context.Context, id int64, on bool) error {
+	return exec(ctx, s.DB, "set turn sound", `UPDATE users SET turn_sound = $2 WHERE id = $1`, id, on)
 }

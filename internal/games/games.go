@@ -351,7 +351,7 @@ func (s *Service) start(ctx context.Context, tx *db.Tx, g db.Game, now time.Time
 			return err
 		}
 	}
-	return tx.NotifyGame(ctx, g.ID, g.Version)
+	return tx.NotifyGameTurn(ctx, g.ID, st.Version, st.TurnUserID)
 }
 
 // options decodes a game's engine options; the player count is the seats

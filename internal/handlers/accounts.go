@@ -136,7 +136,7 @@ func (s *Server) settingsView(c echo.Context) (views.SettingsView, error) {
 		return views.SettingsView{}, err
 	}
 	return views.SettingsView{
-		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, PendingEmail: deref(u.PendingEmail),
+		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, PendingEmail: deref(u.PendingEmail), TurnSound: u.TurnSound,
 		OtherSessions: others, Notifications: n,
 	}, nil
 }
@@ -217,6 +217,19 @@ func (s *Server) changeEmail(c echo.Context) error {
 		s.setFlash(c, "ok", "Your email address is changed. A confirmation link is on its way to it.")
 	}
 	return redirect(c, "/settings#email")
+}
+
+func (s *Server) saveTurnAlerts(c echo.Context) error {
+	on := c.FormValue("turn_sound") == "on"
+	if err := s.accounts.SetTurnSound(c.Request().Context(), currentUser(c).ID, on); err != nil {
+		return err
+	}
+	if on {
+		s.setFlash(c, "ok", "A short sound will play when a game comes to you.")
+	} else {
+		s.setFlash(c, "ok", "No sound will play when a game comes to you.")
+	}
+	return redirect(c, "/settings#alerts")
 }
 
 func (s *Server) resendEmailChange(c echo.Context) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"nothanks/internal/games"
+	"nothanks/internal/turns"
 	"nothanks/internal/views"
 	"nothanks/internal/watch"
 )
@@ -56,26 +57,51 @@ func (s *Server) gameEvents(c echo.Context) error {
 	// The page says which board it already shows (h, a digest), so the
 	// first board is not swapped in needlessly under the user's pointer.
 	last := c.QueryParam("h")
+	// A logged-in player's turn events ride on the same stream, so the
+	// page needs no second connection for them.
+	var ts *turnSub
+	if u := currentUser(c); u != nil && s.turns != nil {
+		tsub, tfirst, err := s.turns.Subscribe(ctx, u.ID)
+		if err != nil {
+			s.hub.Unsubscribe(sub)
+			return err
+		}
+		ts = &turnSub{sub: tsub, first: tfirst}
+	}
 	closed := s.metrics.StreamOpened()
 	if conn, err := takeOver(c, h); err == nil {
-		go s.stream(context.Background(), &connWriter{conn: conn}, sub, first, last, closed)
+		go s.stream(context.Background(), &connWriter{conn: conn}, sub, first, last, ts, closed)
 		return nil
 	}
 	h.Set("Connection", "keep-alive")
 	w := c.Response()
 	w.WriteHeader(http.StatusOK)
 	w.Flush() // the stream is open now, even if there is nothing to send yet
-	s.stream(ctx, &responseWriter{w: w, rc: http.NewResponseController(w)}, sub, first, last, closed)
+	s.stream(ctx, &responseWriter{w: w, rc: http.NewResponseController(w)}, sub, first, last, ts, closed)
 	return nil
+}
+
+// turnSub is a player's turn subscription carried by a game stream.
+type turnSub struct {
+	sub   *turns.Sub
+	first turns.Update
 }
 
 // stream writes a subscription's frames until the client goes, falls
 // behind, or the server shuts down; a board like the last one sent is not
 // sent again.
-func (s *Server) stream(ctx context.Context, w frameWriter, sub *watch.Sub, first watch.Frame, last string, closed func()) {
+func (s *Server) stream(ctx context.Context, w frameWriter, sub *watch.Sub, first watch.Frame, last string, ts *turnSub, closed func()) {
 	defer s.hub.Unsubscribe(sub)
 	defer w.Close()
 	defer closed()
+	var turnC <-chan turns.Update
+	if ts != nil {
+		defer s.turns.Unsubscribe(ts.sub)
+		turnC = ts.sub.C
+		if err := w.Write(turnFrame(ts.first)); err != nil {
+			return
+		}
+	}
 	if first.Digest != last {
 		if err := w.Write(first.Data); err != nil {
 			return
@@ -107,6 +133,10 @@ func (s *Server) stream(ctx context.Context, w frameWriter, sub *watch.Sub, firs
 				if err := w.Write(f.Data); err != nil {
 					return
 				}
+			}
+		case u := <-turnC:
+			if err := w.Write(turnFrame(u)); err != nil {
+				return
 			}
 		case <-beat.C:
 			if err := w.Write([]byte(": ping\n\n")); err != nil {

@@ -154,6 +154,7 @@ func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView, m
 		v.Watchers = s.watchers(c.Request().Context(), v.GameID)
 	}
 	p := s.page(c, fmt.Sprintf("Game #%d", v.GameID))
+	p.TurnsInGameStream = true
 	if message != nil {
 		p.Flash = message
 	}

@@ -33,11 +33,23 @@ func (s *Server) home(c echo.Context) error {
 		}
 		for _, r := range gameRows(mine, u.ID) {
 			if r.MyTurn {
+				r.Players = others(r.Players, u.Username)
 				v.Waiting = append(v.Waiting, r)
 			}
 		}
 	}
 	return render(c, http.StatusOK, views.HomePage(s.page(c, ""), v))
+}
+
+// others is a game's player names less the viewer's own ("against ...").
+func others(names []string, me string) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if n != me {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func first[T any](xs []T, n int) []T { return xs[:min(len(xs), n)] }

@@ -26,6 +26,7 @@ import (
 	"nothanks/internal/metrics"
 	"nothanks/internal/ranked"
 	"nothanks/internal/session"
+	"nothanks/internal/turns"
 	"nothanks/internal/watch"
 )
 
@@ -45,9 +46,11 @@ type Deps struct {
 	Ranked   *ranked.Service
 	Links    *links.Signer
 	Watch    *watch.Hub
-	DB       Store
-	Clock    clock.Clock
-	Log      *slog.Logger
+	// Turns feeds the per-person turn streams; nil serves none.
+	Turns *turns.Hub
+	DB    Store
+	Clock clock.Clock
+	Log   *slog.Logger
 	// Metrics records requests, moves and streams; nil records nothing.
 	Metrics *metrics.Metrics
 	// ActiveRequests is how many requests may work at once (the pool's
@@ -64,6 +67,7 @@ type Server struct {
 	ranked   *ranked.Service
 	links    *links.Signer
 	hub      *watch.Hub
+	turns    *turns.Hub
 	db       Store
 	clock    clock.Clock
 	log      *slog.Logger
@@ -83,7 +87,7 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
 	d.Watch.SetRenderer(streamRenderer{s})
 	if d.ActiveRequests > 0 {
 		s.slots = make(chan struct{}, d.ActiveRequests)

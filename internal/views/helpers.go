@@ -5,9 +5,36 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"nothanks/static"
 	"strconv"
 	"strings"
 )
+
+// pageTitle is the page's title, "(Your turn) " first while a game waits
+// for the player (the page script keeps it so).
+func pageTitle(p Page) string {
+	if p.User != nil && p.User.MyTurn > 0 {
+		return "(Your turn) " + title(p.Title)
+	}
+	return title(p.Title)
+}
+
+// favicon is the site's icon, with a red mark while a game waits for the
+// player.
+func favicon(p Page) string {
+	if p.User != nil && p.User.MyTurn > 0 {
+		return static.Path("favicon-turn.svg")
+	}
+	return static.Path("favicon.svg")
+}
+
+// myTurnWords says the badge's count for screen readers.
+func myTurnWords(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return ", " + Count(n, "game") + " waiting for you"
+}
 
 func title(t string) string {
 	if t == "" {

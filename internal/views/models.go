@@ -13,6 +13,10 @@ type Page struct {
 	Flash *Flash
 	// Canonical path of the page, to mark the current nav link.
 	Path string
+	// TurnsInGameStream: the page's game stream also carries the player's
+	// turn events, so the page opens no stream of its own for them (a
+	// browser holds only 6 connections to a site over HTTP/1.1).
+	TurnsInGameStream bool
 }
 
 // NavUser is the logged-in player as the navigation shows them.
@@ -20,6 +24,8 @@ type NavUser struct {
 	Name string
 	// MyTurn counts the games waiting for them.
 	MyTurn int
+	// TurnSound: play a short sound when a game comes to them.
+	TurnSound bool
 }
 
 // Flash is a one-time message shown at the top of a page.

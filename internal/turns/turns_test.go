@@ -1,0 +1,87 @@
+package turns
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"testing"
+
+	"nothanks/internal/db"
+)
+
+type fakeStore struct{ rows []db.TurnGame }
+
+func (f *fakeStore) TurnGames(_ context.Context, ids []int64) ([]db.TurnGame, error) {
+	var out []db.TurnGame
+	for _, r := range f.rows {
+		if slices.Contains(ids, r.UserID) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func latest(t *testing.T, s *Sub, want int, games ...int64) {
+	t.Helper()
+	select {
+	case u := <-s.C:
+		if u.MyTurn != want || !slices.Equal(u.Games, games) {
+			t.Fatalf("update %+v, want %d %v", u, want, games)
+		}
+	default:
+		t.Fatalf("no update, want %d %v", want, games)
+	}
+}
+
+func quiet(t *testing.T, s *Sub) {
+	t.Helper()
+	select {
+	case u := <-s.C:
+		t.Fatalf("unexpected update %+v", u)
+	default:
+	}
+}
+
+func TestTurnsFollowNotifications(t *testing.T) {
+	store := &fakeStore{rows: []db.TurnGame{{UserID: 7, GameID: 1, Version: 3}}}
+	h := New(store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, first, err := h.Subscribe(context.Background(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.MyTurn != 1 || !slices.Equal(first.Games, []int64{1}) {
+		t.Fatalf("first = %+v", first)
+	}
+	b, _, _ := h.Subscribe(context.Background(), 7) // a second page of the same person
+
+	h.Changed("1:4:7") // took the card; decides again: same count, no news
+	quiet(t, a)
+	h.Changed("1:5:8") // passed: it is someone else's
+	latest(t, a, 0)
+	latest(t, b, 0)
+	h.Changed("1:4:7") // a late notification of an older version
+	quiet(t, a)
+	h.Changed("2:1:7") // a new game comes to them
+	latest(t, a, 1, 2)
+	h.Changed("1:9:7") // and the first comes back
+	latest(t, a, 2, 1, 2)
+	h.Changed("2:1") // a payload without a turn says nothing of turns
+	h.Changed("2:x:7")
+	quiet(t, a)
+	h.Changed("2:2:0") // over, or a bot's turn
+	latest(t, a, 1, 1)
+
+	// A resync makes the database the truth (a lost notification mended).
+	store.rows = []db.TurnGame{{UserID: 7, GameID: 1, Version: 9}, {UserID: 7, GameID: 5, Version: 2}}
+	if err := h.Resync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	latest(t, a, 2, 1, 5)
+
+	h.Unsubscribe(a)
+	h.Unsubscribe(b)
+	if h.Open() != 0 || len(h.byGame) != 0 {
+		t.Errorf("after the last page closed: %d people, %d games indexed", h.Open(), len(h.byGame))
+	}
+}
