@@ -146,3 +146,62 @@
     Notification.requestPermission().then(function () { showState(el); });
   });
 })();
+
+// The table by keyboard and screen reader: T takes, N says No thanks!
+// (not while typing in a field); after a move the focus goes back to the
+// action buttons (or the status line) instead of being lost; and every new
+// board's move, told in words, goes to one live region outside the board
+// so that a screen reader hears other players' moves too.
+(function () {
+  "use strict";
+  document.addEventListener("keydown", function (ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
+    var t = ev.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    var key = ev.key.toUpperCase();
+    var btn = document.querySelector('#board-wrap button[data-key="' + key + '"]');
+    if (!btn || btn.disabled) return;
+    ev.preventDefault();
+    btn.click();
+  });
+
+  // A new board comes either as the answer to the player's own move or
+  // over the stream; both replace #board-wrap's content, which is watched.
+  var announced = null, refocusUntil = 0;
+  function lost() {
+    var a = document.activeElement;
+    return !a || a === document.body || !document.contains(a);
+  }
+  function boardChanged() {
+    var b = document.getElementById("board"), region = document.getElementById("announcer");
+    if (b && region && b.dataset.announce && b.dataset.announce !== announced) {
+      announced = b.dataset.announce;
+      region.textContent = announced;
+    }
+    if (Date.now() < refocusUntil && lost()) {
+      var first = document.querySelector("#board-wrap [data-testid=actions] button:not([disabled])");
+      var status = document.querySelector("#board-wrap [data-testid=status]");
+      if (first) first.focus();
+      else if (status) { status.tabIndex = -1; status.focus(); }
+    }
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var wrap = document.getElementById("board-wrap"), b = document.getElementById("board");
+    if (!wrap) return;
+    announced = b ? b.dataset.announce || "" : "";
+    new MutationObserver(boardChanged).observe(wrap, { childList: true });
+  });
+  document.addEventListener("htmx:beforeRequest", function (ev) {
+    var wrap = document.getElementById("board-wrap");
+    if (wrap && ev.target && wrap.contains(ev.target) && ev.detail.requestConfig && ev.detail.requestConfig.verb === "post") {
+      refocusUntil = Date.now() + 3000;
+    }
+  });
+
+  // A form that asks before it acts (data-confirm), when htmx is not there
+  // to ask (hx-confirm does it otherwise).
+  document.addEventListener("submit", function (ev) {
+    var f = ev.target;
+    if (f.dataset && f.dataset.confirm && !f.hasAttribute("hx-post") && !window.confirm(f.dataset.confirm)) ev.preventDefault();
+  });
+})();

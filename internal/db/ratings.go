@@ -256,3 +256,15 @@ func (t *Tx) WaitingForUpdate(ctx context.Context) ([]QueueEntry, error) {
 func (t *Tx) MarkMatched(ctx context.Context, userID, gameID int64, at time.Time) error {
 	return exec(ctx, t.tx, "mark matched", `UPDATE ranked_queue SET game_id = $2, matched_at = $3 WHERE user_id = $1`, userID, gameID, at)
 }
+
+// GameRatingChanges lists the rating changes a ranked game made.
+func (s *Store) GameRatingChanges(ctx context.Context, gameID int64) ([]RatingChange, error) {
+	var out []RatingChange
+	err := sel(ctx, s.DB, &out, `
+		SELECT user_id, game_id, before, after, place, players, created_at
+		FROM rating_changes WHERE game_id = $1`, gameID)
+	if err != nil {
+		return nil, fmt.Errorf("db: rating changes of game %d: %w", gameID, err)
+	}
+	return out, nil
+}

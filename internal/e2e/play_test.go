@@ -54,6 +54,7 @@ func TestBrowserThreePlayersAndASpectator(t *testing.T) {
 	do(t, players[0],
 		chromedp.Navigate(s.URL+"/games/new"),
 		chromedp.SetValue(byTestID("input-seats"), "3"),
+		chromedp.SetValue(byTestID("input-rounds"), "1"),
 		chromedp.Click(byTestID("create-submit")),
 		chromedp.WaitVisible(byTestID("lobby")),
 	)

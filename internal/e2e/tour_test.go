@@ -103,6 +103,12 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 		if len(errs) > 0 {
 			t.Errorf("%s (%s): %s", name, path, strings.Join(errs, "; "))
 		}
+		if vs := axeSerious(t, ctx); len(vs) > 0 {
+			t.Errorf("%s (%s): axe-core finds %s", name, path, strings.Join(vs, "; "))
+		}
+		if h := headingsSkip(t, ctx); h != "" {
+			t.Errorf("%s (%s): a heading level is skipped: %s", name, path, h)
+		}
 	}
 	for _, p := range []struct{ name, path string }{
 		{"home", "/"}, {"rules", "/rules"}, {"register", "/register"}, {"login", "/login"},
@@ -110,6 +116,7 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 		{"profile", "/u/Tourist"}, {"lobby-visitor", fmt.Sprintf("/games/%d", open)},
 		{"table-visitor", fmt.Sprintf("/games/%d", played)}, {"not-found", "/no/such/page"},
 		{"finished", fmt.Sprintf("/games/%d", finished)}, {"replay", fmt.Sprintf("/games/%d/replay?step=7", finished)},
+		{"docs-api", "/docs/api"}, {"docs-rules", "/docs/rules"},
 	} {
 		visit(p.name, p.path)
 	}

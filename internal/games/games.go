@@ -71,9 +71,10 @@ type CreateInput struct {
 	TurnSeconds int `form:"turn_seconds" json:"turn_seconds"`
 }
 
-// DefaultCreateInput is what the form offers first: a quick live game.
+// DefaultCreateInput is what the form offers first: a live game of the
+// four rounds the rules recommend.
 func DefaultCreateInput() CreateInput {
-	return CreateInput{Seats: 4, Rounds: 1, Variant: string(engine.Standard), Pace: Live, TurnSeconds: 60}
+	return CreateInput{Seats: 4, Rounds: engine.RecommendedRounds, Variant: string(engine.Standard), Pace: Live, TurnSeconds: 60}
 }
 
 // Options returns the engine options the input asks for.

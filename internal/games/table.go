@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"nothanks/internal/engine/bot"
 	"time"
 
 	"nothanks/internal/apperr"
@@ -61,10 +62,11 @@ func Name(st db.Seat) string {
 	}
 	if st.BotLevel != nil {
 		// Two bots of one level need telling apart: name them by seat.
+		name := bot.Level(*st.BotLevel).Name()
 		if st.Seat != nil {
-			return fmt.Sprintf("%s bot %d", *st.BotLevel, *st.Seat+1)
+			return fmt.Sprintf("%s %d", name, *st.Seat+1)
 		}
-		return *st.BotLevel + " bot"
+		return name
 	}
 	return "?"
 }

@@ -241,7 +241,7 @@ type streamRenderer struct{ s *Server }
 
 func (r streamRenderer) Board(ctx context.Context, st *games.State, k watch.Key) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := views.Board(r.s.boardView(st, k)).Render(ctx, &buf); err != nil {
+	if err := views.Board(r.s.boardView(ctx, st, k)).Render(ctx, &buf); err != nil {
 		return nil, fmt.Errorf("render board: %w", err)
 	}
 	return buf.Bytes(), nil

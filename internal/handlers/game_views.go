@@ -1,8 +1,11 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +54,7 @@ func durationLabel(seconds int) string {
 // the viewer's seat, their part at an open table, the invite code they
 // hold). The page, its fragments and every event stream draw the board
 // from here, so that the same view is the same bytes.
-func (s *Server) boardView(st *games.State, k watch.Key) views.TableView {
+func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) views.TableView {
 	t := st.TableFor(k.Seat, k.Seat != engine.Spectator || k.Role >= watch.Seated)
 	g := t.Game
 	v := views.TableView{
@@ -68,7 +71,49 @@ func (s *Server) boardView(st *games.State, k watch.Key) views.TableView {
 	if t.View == nil {
 		return v
 	}
-	return fillTable(v, t, t.View, g, s.clock.Now())
+	v = fillTable(v, t, t.View, g, s.clock.Now())
+	if g.Ranked && g.Status == db.StatusFinished {
+		s.fillRatingChanges(ctx, &v, t)
+	}
+	return v
+}
+
+// fillRatingChanges shows each player's rating change of a finished ranked
+// game (one short read, made once per version and view by the streams).
+func (s *Server) fillRatingChanges(ctx context.Context, v *views.TableView, t *games.Table) {
+	changes, err := s.db.GameRatingChanges(ctx, t.Game.ID)
+	if err != nil {
+		s.log.Warn("rating changes of a game", "game", t.Game.ID, "err", err)
+		return
+	}
+	by := map[int64]db.RatingChange{}
+	for _, c := range changes {
+		by[c.UserID] = c
+	}
+	for i := range v.Seats {
+		st := t.Seats[i]
+		if st.UserID == nil {
+			continue
+		}
+		if c, ok := by[*st.UserID]; ok {
+			v.Seats[i].RatingChange = ratingDelta(c.After - c.Before)
+		}
+	}
+	for i := range v.Standings {
+		v.Standings[i].RatingChange = v.Seats[v.Standings[i].Seat].RatingChange
+	}
+}
+
+// ratingDelta writes a rating change with its sign ("+12", "−8", "±0").
+func ratingDelta(d float64) string {
+	n := int(math.Round(d))
+	switch {
+	case n > 0:
+		return fmt.Sprintf("+%d", n)
+	case n < 0:
+		return fmt.Sprintf("−%d", -n)
+	}
+	return "±0"
 }
 
 // fillTable fills the table part of a view model from a projection.
@@ -96,14 +141,23 @@ func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game, no
 		if st.VacationUntil != nil && st.VacationUntil.After(now) && g.Pace == games.Correspondence {
 			seat.Vacation = st.VacationUntil.UTC().Format("2 Jan 15:04 MST")
 		}
+		seat.Score = "?"
 		if sv.Tokens != nil {
 			seat.Tokens = fmt.Sprint(*sv.Tokens)
+			seat.Score = fmt.Sprint(sv.CardPoints - *sv.Tokens)
 			if i == t.ViewerSeat {
 				v.MyTokens = *sv.Tokens
 			}
 		}
+		seat.RunsText = runsText(sv.Runs)
 		v.Seats = append(v.Seats, seat)
 	}
+	last, hasLast := lastAction(pv.Events)
+	if hasLast && last.Seat >= 0 && last.Seat < len(v.Seats) {
+		v.Seats[last.Seat].Last = lastMoveWords(last)
+	}
+	v.Announce = announce(pv, last, hasLast, names, v.MyTurn)
+	v.RoundEnd = roundEnd(pv, names, t.ViewerSeat)
 	for _, k := range pv.Legal {
 		switch k {
 		case engine.Take:
@@ -134,12 +188,112 @@ func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game, no
 	}
 	if pv.Finished {
 		for i, name := range names {
-			v.Standings = append(v.Standings, views.Standing{Place: pv.Placings[i], Name: name, Total: pv.Totals[i], Me: i == t.ViewerSeat})
+			v.Standings = append(v.Standings, views.Standing{Seat: i, Place: pv.Placings[i], Name: name, Total: pv.Totals[i], Me: i == t.ViewerSeat})
 		}
 		sortStandings(v.Standings)
 		v.ReplayURL = fmt.Sprintf("/games/%d/replay", g.ID)
 	}
 	return v
+}
+
+// lastAction is the latest decision of the round in play.
+func lastAction(events []engine.Event) (engine.Event, bool) {
+	for i := len(events) - 1; i >= 0; i-- {
+		if _, ok := events[i].Action(); ok {
+			return events[i], true
+		}
+	}
+	return engine.Event{}, false
+}
+
+// lastMoveWords names a seat's latest decision beside its name.
+func lastMoveWords(e engine.Event) string {
+	switch e.Kind {
+	case engine.EventTake:
+		return fmt.Sprintf("took %d", e.Card)
+	case engine.EventPass:
+		return fmt.Sprintf("No thanks! to %d", e.Card)
+	case engine.EventTiger:
+		return "laid the Tiger"
+	}
+	return ""
+}
+
+// tokensOn says how many tokens lie on the active card.
+func tokensOn(n int) string {
+	if n == 0 {
+		return "no tokens"
+	}
+	return views.Count(n, "token")
+}
+
+// announce says the last decision and what is to do now, in words, for a
+// screen reader: "Bea took 31 with 2 tokens. Your turn: 3, no tokens on it."
+func announce(pv *engine.View, last engine.Event, hasLast bool, names []string, myTurn bool) string {
+	var b strings.Builder
+	if hasLast {
+		b.WriteString(eventText(last, names))
+		b.WriteString(" ")
+	}
+	switch {
+	case pv.Finished:
+		b.WriteString("The game is over.")
+	case myTurn:
+		fmt.Fprintf(&b, "Your turn: %d, %s on it.", pv.ActiveCard, tokensOn(pv.Pot))
+	case pv.Turn >= 0 && pv.Turn < len(names):
+		fmt.Fprintf(&b, "%s to decide on %d, %s on it.", names[pv.Turn], pv.ActiveCard, tokensOn(pv.Pot))
+	}
+	return b.String()
+}
+
+// runsText reads cards as runs: "4, 6 to 8, 13 to 15".
+func runsText(runs [][]int) string {
+	if len(runs) == 0 {
+		return "no cards"
+	}
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		if len(r) == 1 {
+			parts[i] = fmt.Sprint(r[0])
+		} else {
+			parts[i] = fmt.Sprintf("%d to %d", r[0], r[len(r)-1])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// roundEnd sums up the last scored round while nobody has decided anything
+// in the next one yet, and on the finished table.
+func roundEnd(pv *engine.View, names []string, viewer int) *views.RoundEndView {
+	if len(pv.Results) == 0 {
+		return nil
+	}
+	if !pv.Finished {
+		if _, decided := lastAction(pv.Events); decided {
+			return nil
+		}
+	}
+	r := pv.Results[len(pv.Results)-1]
+	re := &views.RoundEndView{Round: r.Round, Removed: slices.Sorted(slices.Values(r.Removed))}
+	totals := make([]int, len(names))
+	for _, res := range pv.Results {
+		for i, sc := range res.Scores {
+			if i < len(totals) {
+				totals[i] += sc
+			}
+		}
+	}
+	for i, name := range names {
+		if i >= len(r.Cards) {
+			break
+		}
+		runs := engine.Runs(r.Cards[i])
+		re.Rows = append(re.Rows, views.RoundEndRow{
+			Name: name, Runs: runs, RunsText: runsText(runs), Tokens: r.Tokens[i],
+			CardPoints: r.CardPoints[i], Score: r.Scores[i], Total: totals[i], Me: i == viewer,
+		})
+	}
+	return re
 }
 
 func sortStandings(st []views.Standing) {

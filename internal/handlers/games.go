@@ -124,7 +124,7 @@ func (s *Server) boardOf(c echo.Context, st *games.State, code, notice string) (
 	if !st.CanSee(viewer, code) {
 		return views.TableView{}, games.ErrNoGame
 	}
-	v := s.boardView(st, watch.KeyFor(st, watch.Viewer{UserID: viewer, Code: code}))
+	v := s.boardView(c.Request().Context(), st, watch.KeyFor(st, watch.Viewer{UserID: viewer, Code: code}))
 	v.Notice = notice
 	return v, nil
 }

@@ -12,6 +12,7 @@ import (
 	"nothanks/internal/apperr"
 	"nothanks/internal/db"
 	"nothanks/internal/engine"
+	"nothanks/internal/games"
 	"nothanks/internal/links"
 	"nothanks/internal/views"
 )
@@ -142,9 +143,22 @@ func (s *Server) moveLink(c echo.Context) error {
 	if label == "" {
 		return apperr.E(apperr.NotFound, "This link names no move.")
 	}
+	version, _ := strconv.Atoi(c.QueryParam("v"))
+	summary := "The table has moved on since the mail was sent: pressing shows it as it is now."
+	if st, err := s.games.State(c.Request().Context(), gameID); err == nil && st.Game.Version == version && st.Started() {
+		// Only what the whole table sees: the active card and its pot.
+		v := st.Engine().View(engine.Spectator)
+		summary = fmt.Sprintf("%s, with %s on it. The card stays yours to decide on until the deadline.", fmt.Sprintf("The active card is %d", v.ActiveCard), tokensOn(v.Pot))
+		if kind == engine.Take {
+			label = fmt.Sprintf("Take %d and %s", v.ActiveCard, tokensOn(v.Pot))
+		} else {
+			label = fmt.Sprintf("No thanks! to %d: put a token on it", v.ActiveCard)
+		}
+	} else if err != nil && !errors.Is(err, games.ErrNoGame) {
+		return err
+	}
 	return render(c, http.StatusOK, views.MoveLinkPage(s.page(c, fmt.Sprintf("Game #%d", gameID)), views.MoveLinkView{
-		Query: c.QueryParams().Encode(), GameID: gameID, Label: label,
-		Summary: fmt.Sprintf("Your move from the mail, on the table as it was at move %s.", c.QueryParam("v")),
+		Query: c.QueryParams().Encode(), GameID: gameID, Label: label, Summary: summary,
 	}))
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"nothanks/docs"
 	"nothanks/internal/views"
 	"nothanks/static"
 )
@@ -79,22 +78,6 @@ func (s *Server) asset(c echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	return c.Blob(http.StatusOK, a.ContentType, a.Body)
 }
-
-// doc serves one of the Markdown documents as plain text.
-func (s *Server) doc(c echo.Context) error {
-	name := c.Param("name")
-	if !docNames[name] {
-		return echo.ErrNotFound
-	}
-	body, err := docs.FS.ReadFile(name + ".md")
-	if err != nil {
-		return err
-	}
-	return c.Blob(http.StatusOK, "text/plain; charset=utf-8", body)
-}
-
-// docNames are the documents served to visitors.
-var docNames = map[string]bool{"api": true, "record": true, "rules": true, "bots": true, "ranked": true, "correspondence": true}
 
 func (s *Server) favicon(c echo.Context) error {
 	return c.Redirect(http.StatusMovedPermanently, static.Path("favicon.svg"))

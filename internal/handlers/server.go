@@ -35,6 +35,7 @@ import (
 type Store interface {
 	Ping(ctx context.Context) error
 	WatchedGames(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]db.Watched, error)
+	GameRatingChanges(ctx context.Context, gameID int64) ([]db.RatingChange, error)
 }
 
 // Deps is everything the handlers need.

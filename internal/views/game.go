@@ -46,6 +46,35 @@ type TableView struct {
 	Standings  []Standing
 	// ReplayURL is set once the game is over.
 	ReplayURL string
+	// RoundEnd sums up the last scored round, shown until the next round's
+	// first decision (and on the finished table).
+	RoundEnd *RoundEndView
+	// Announce says the last move and what is now to do, in words, for the
+	// page's live region (screen readers).
+	Announce string
+	// RatingChanges are the ranked game's rating changes by seat, once
+	// it is over ("" where none).
+	RatingChanges []string
+}
+
+// RoundEndView is a scored round: every player's cards, tokens and score,
+// and the removed cards revealed.
+type RoundEndView struct {
+	Round   int
+	Rows    []RoundEndRow
+	Removed []int
+}
+
+// RoundEndRow is one player's part of a scored round.
+type RoundEndRow struct {
+	Name       string
+	Runs       [][]int
+	RunsText   string
+	Tokens     int
+	CardPoints int
+	Score      int
+	Total      int
+	Me         bool
 }
 
 // SeatView is one seat at the table.
@@ -65,6 +94,17 @@ type SeatView struct {
 	TigerPlayed bool
 	// Vacation says until when the player is away, "" when not.
 	Vacation string
+	// Score is the round's running score (card points less tokens) where
+	// the viewer may know it, "?" where the seat's tokens are hidden.
+	Score string
+	// RunsText reads the cards as runs ("4, 6 to 8, 13 to 15").
+	RunsText string
+	// Last describes the seat's move when it made the latest one
+	// ("took 31", "No thanks! to 18"), "" otherwise.
+	Last string
+	// RatingChange is the ranked game's change of the seat's rating once
+	// it is over ("+12", "−8"), "" otherwise.
+	RatingChange string
 }
 
 // LogLine is one entry of the move log.
@@ -89,10 +129,13 @@ type ScoreRow struct {
 
 // Standing is one line of the final standings.
 type Standing struct {
+	Seat  int
 	Place int
 	Name  string
 	Total int
 	Me    bool
+	// RatingChange is the ranked game's change ("+12"), "" otherwise.
+	RatingChange string
 }
 
 // LobbyView is an open game waiting for players.

@@ -133,3 +133,11 @@ func streamURL(t TableView) string {
 	}
 	return fmt.Sprintf("/games/%d/events%s%sh=%s", t.GameID, t.Query, sep, t.Digest)
 }
+
+// activeCardLabel names the active card and its pot for screen readers.
+func activeCardLabel(card, pot int) string {
+	if pot == 0 {
+		return fmt.Sprintf("Active card %d, no tokens on it", card)
+	}
+	return fmt.Sprintf("Active card %d, %s on it", card, Count(pot, "token"))
+}

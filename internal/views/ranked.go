@@ -82,6 +82,8 @@ type Chart struct {
 	Top, Bottom   string
 	TopY, BottomY int
 	Games         int
+	// Label says the rating in words, for the chart's accessible name.
+	Label string
 }
 
 // ChartDot is one game on the chart.
@@ -105,6 +107,12 @@ func NewChart(ratings []float64, titles []string) *Chart {
 		lo, hi = mid-10, mid+10
 	}
 	c := &Chart{Width: w, Height: h, Top: fmt.Sprintf("%.0f", hi), Bottom: fmt.Sprintf("%.0f", lo), TopY: pad, BottomY: h - pad, Games: len(ratings) - 1}
+	rlo, rhi := ratings[0], ratings[0]
+	for _, r := range ratings {
+		rlo, rhi = min(rlo, r), max(rhi, r)
+	}
+	c.Label = fmt.Sprintf("Rating %.0f after %s, from %.0f at the start (lowest %.0f, highest %.0f)",
+		ratings[len(ratings)-1], Count(len(ratings)-1, "ranked game"), ratings[0], rlo, rhi)
 	var pts []string
 	for i, r := range ratings {
 		x := float64(pad*2) + float64(i)*float64(w-pad*3)/float64(len(ratings)-1)

@@ -40,15 +40,31 @@ var Levels = []Level{Random, Heuristic, Strong, Expert}
 func (l Level) Label() string {
 	switch l {
 	case Random:
-		return "Beginner bot (random)"
+		return l.Name() + ": plays at random"
 	case Heuristic:
-		return "Club bot (heuristic)"
+		return l.Name() + ": a simple rule"
 	case Strong:
-		return "Strong bot (search)"
+		return l.Name() + ": searches each decision"
 	case Expert:
-		return "Expert bot (deep search, slower)"
+		return l.Name() + ": searches ten times longer (slower)"
 	}
-	return string(l)
+	return l.Name()
+}
+
+// Name is what the site calls a bot of the level, in menus and at the
+// table alike ("Club bot"; at the table with its seat: "Club bot 2").
+func (l Level) Name() string {
+	switch l {
+	case Random:
+		return "Beginner bot"
+	case Heuristic:
+		return "Club bot"
+	case Strong:
+		return "Strong bot"
+	case Expert:
+		return "Expert bot"
+	}
+	return string(l) + " bot"
 }
 
 // Bot chooses an action for the seat that a View belongs to.
