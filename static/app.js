@@ -162,6 +162,9 @@
     var btn = document.querySelector('#board-wrap button[data-key="' + key + '"]');
     if (!btn || btn.disabled) return;
     ev.preventDefault();
+    // A board swapped in a moment ago may not have its htmx behaviour yet:
+    // give it now, so the move is sent in the page, not as a page load.
+    if (window.htmx && btn.form) htmx.process(btn.form);
     btn.click();
   });
 
@@ -178,12 +181,13 @@
       announced = b.dataset.announce;
       region.textContent = announced;
     }
-    if (Date.now() < refocusUntil && lost()) {
-      var first = document.querySelector("#board-wrap [data-testid=actions] button:not([disabled])");
-      var status = document.querySelector("#board-wrap [data-testid=status]");
-      if (first) first.focus();
-      else if (status) { status.tabIndex = -1; status.focus(); }
-    }
+    if (!lost()) return;
+    var first = document.querySelector("#board-wrap [data-testid=actions] button:not([disabled])");
+    var status = document.querySelector("#board-wrap [data-testid=status]");
+    // The player's own move: focus stays at the table. A turn coming to
+    // them: focus goes to the buttons, if it was nowhere in particular.
+    if (first && (Date.now() < refocusUntil || document.activeElement === document.body)) first.focus();
+    else if (Date.now() < refocusUntil && status) { status.tabIndex = -1; status.focus(); }
   }
   document.addEventListener("DOMContentLoaded", function () {
     var wrap = document.getElementById("board-wrap"), b = document.getElementById("board");
@@ -204,4 +208,75 @@
     var f = ev.target;
     if (f.dataset && f.dataset.confirm && !f.hasAttribute("hx-post") && !window.confirm(f.dataset.confirm)) ev.preventDefault();
   });
+})();
+
+// A board never goes back in time: the answer to the player's own move can
+// arrive after the stream has already brought the boards of the moves that
+// followed it (bots move fast); an older board is then not swapped in over
+// a newer one. Versions of a game only grow.
+(function () {
+  "use strict";
+  function versionIn(html) {
+    var m = /id="board" data-version="(\d+)"/.exec(html || "");
+    return m ? Number(m[1]) : null;
+  }
+  function older(html) {
+    var cur = document.getElementById("board"), v = versionIn(html);
+    return !!cur && v !== null && v < Number(cur.dataset.version);
+  }
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    if (ev.detail.target && ev.detail.target.id === "board-wrap" && older(ev.detail.serverResponse)) ev.detail.shouldSwap = false;
+  });
+  document.addEventListener("htmx:sseBeforeMessage", function (ev) {
+    if (ev.detail && ev.detail.type === "board" && older(ev.detail.data)) ev.preventDefault();
+  });
+})();
+
+// The replay steps with the arrow keys (← back, → next; Home and End to the
+// ends), in place like its buttons.
+(function () {
+  "use strict";
+  var keys = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" };
+  document.addEventListener("keydown", function (ev) {
+    if (!document.getElementById("replay") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    var t = ev.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    var role = keys[ev.key];
+    var link = role && document.querySelector('#replay [data-replay="' + role + '"]');
+    if (!link) return;
+    ev.preventDefault();
+    if (window.htmx) htmx.process(link);
+    link.click();
+  });
+  // After a step, focus stays on the button pressed (or its place).
+  document.addEventListener("htmx:afterSettle", function (ev) {
+    if (!ev.detail.elt || !ev.detail.elt.dataset || !ev.detail.elt.dataset.replay) return;
+    var again = document.querySelector('#replay [data-replay="' + ev.detail.elt.dataset.replay + '"]') || document.querySelector('#replay [data-testid="replay-step"]');
+    if (again) { if (!again.hasAttribute("tabindex") && again.tagName !== "A") again.tabIndex = -1; again.focus(); }
+  });
+})();
+
+// Content swapped in a moment ago (by the stream, say) may be used before
+// htmx has given it its behaviour; then a form would post as a page load.
+// Such a form or link is given its behaviour on the spot and used through
+// htmx instead.
+(function () {
+  "use strict";
+  function fresh(el) { return window.htmx && el && !el["htmx-internal-data"] && document.contains(el); }
+  document.addEventListener("submit", function (ev) {
+    var f = ev.target;
+    if (!f.hasAttribute || !f.hasAttribute("hx-post") || !fresh(f)) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    htmx.process(f);
+    htmx.trigger(f, "submit");
+  }, true);
+  document.addEventListener("click", function (ev) {
+    var a = ev.target.closest && ev.target.closest("a[hx-get]");
+    if (!a || !fresh(a) || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    htmx.process(a);
+    htmx.trigger(a, "click");
+  }, true);
 })();

@@ -119,20 +119,24 @@ func (s *Service) Record(ctx context.Context, viewerID *int64, gameID int64) (*R
 // ReplayStep returns the table of a finished game after its first step
 // actions, every token count shown (the game is over), and the number of
 // steps there are.
-func (s *Service) ReplayStep(ctx context.Context, viewerID *int64, gameID int64, step int) (*Table, int, error) {
+func (s *Service) ReplayStep(ctx context.Context, viewerID *int64, gameID int64, step int) (*Table, int, []int, error) {
 	st, err := s.load(ctx, gameID)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	t, err := st.Table(viewerID, "")
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if t.Game.Status != db.StatusFinished {
-		return nil, 0, apperr.E(apperr.Conflict, "The replay is ready when the game is over.")
+		return nil, 0, nil, apperr.E(apperr.Conflict, "The replay is ready when the game is over.")
 	}
 	var actions []engine.Action
+	var roundStarts []int // the step at which each round begins
 	for _, e := range st.eg.Events() {
+		if e.Kind == engine.EventRoundStart {
+			roundStarts = append(roundStarts, len(actions))
+		}
 		if a, ok := e.Action(); ok {
 			actions = append(actions, a)
 		}
@@ -140,11 +144,11 @@ func (s *Service) ReplayStep(ctx context.Context, viewerID *int64, gameID int64,
 	step = min(max(step, 0), len(actions))
 	eg, err := engine.Replay(st.Options, engine.SetupFromSeed(st.Options, uint64(st.Game.Seed)), actions[:step])
 	if err != nil {
-		return nil, 0, apperr.Wrap(err, apperr.Internal, "could not rebuild the game")
+		return nil, 0, nil, apperr.Wrap(err, apperr.Internal, "could not rebuild the game")
 	}
 	v := eg.OpenView()
 	t.View = &v
 	t.eg = eg
 	t.ViewerSeat = engine.Spectator
-	return t, len(actions), nil
+	return t, len(actions), roundStarts, nil
 }

@@ -282,7 +282,7 @@ func (s *Server) replay(c echo.Context) error {
 		return err
 	}
 	step, _ := strconv.Atoi(c.QueryParam("step"))
-	t, steps, err := s.games.ReplayStep(c.Request().Context(), viewerID(c), id, step)
+	t, steps, roundStarts, err := s.games.ReplayStep(c.Request().Context(), viewerID(c), id, step)
 	if err != nil {
 		return err
 	}
@@ -293,7 +293,7 @@ func (s *Server) replay(c echo.Context) error {
 	}
 	v = fillTable(v, t, t.View, db.Game{ID: id}, s.clock.Now())
 	v.ReplayURL = ""
-	r := views.ReplayView{GameID: id, Step: step, Steps: steps, Table: v}
+	r := views.ReplayView{GameID: id, Step: step, Steps: steps, Table: v, RoundStarts: roundStarts}
 	events := t.View.Events
 	for i := len(events) - 1; i >= 0; i-- {
 		if _, ok := events[i].Action(); ok {

@@ -208,4 +208,6 @@ type ReplayView struct {
 	Table  TableView
 	// Last describes the move just made.
 	Last string
+	// RoundStarts are the steps at which each round begins.
+	RoundStarts []int
 }
