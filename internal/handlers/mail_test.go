@@ -151,6 +151,13 @@ func TestYourTurnMail(t *testing.T) {
 	if page.Status != http.StatusOK || !page.Has("move-confirm") {
 		t.Fatalf("move link page: %d", page.Status)
 	}
+	// The page names the card and its pot, as the player's table shows them.
+	_, nv := next.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", m.game), nil)
+	card, pot := int(nv["view"].(map[string]any)["active_card"].(float64)), int(nv["view"].(map[string]any)["pot"].(float64))
+	potText := map[bool]string{true: "no tokens", false: fmt.Sprintf("%d token", pot)}[pot == 0]
+	if got := page.TestID("move-link"); !strings.Contains(got, fmt.Sprintf("The active card is %d, with %s", card, potText)) || !strings.Contains(page.TestID("move-confirm"), fmt.Sprintf("No thanks! to %d", card)) {
+		t.Errorf("the move page does not name card %d and its %s: %q / %q", card, potText, got, page.TestID("move-confirm"))
+	}
 	res := visitor.Do(postTo(m.s.URL + u.RequestURI()))
 	if res.Status != http.StatusSeeOther {
 		t.Fatalf("the link's move: %d", res.Status)

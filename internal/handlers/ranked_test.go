@@ -71,9 +71,10 @@ func playOut(t *testing.T, s *apptest.Server, id int64, players []*apptest.API, 
 func TestRankedGamesUpdateRatingsLadderAndHistory(t *testing.T) {
 	s := apptest.New(t, apptest.WithoutWorkers())
 	players := []*apptest.API{s.APIFor("Rook"), s.APIFor("Pawn"), s.APIFor("King")}
+	var last int64
 	for game := 1; game <= 2; game++ {
-		id := rankedGame(t, players)
-		playOut(t, s, id, players, nil)
+		last = rankedGame(t, players)
+		playOut(t, s, last, players, nil)
 	}
 	ctx := context.Background()
 	sum := 0.0
@@ -87,6 +88,28 @@ func TestRankedGamesUpdateRatingsLadderAndHistory(t *testing.T) {
 			t.Errorf("%s: history does not chain: %+v", p.Name, hist)
 		}
 		sum += hist[1].After
+		// The finished table says the game is ranked and shows each
+		// player's rating change beside their seat.
+		table := s.Client().Get(fmt.Sprintf("/games/%d", last))
+		if !table.Has("ranked-badge") {
+			t.Error("the finished ranked table does not say it is ranked")
+		}
+		d := int(math.Round(hist[1].After - hist[1].Before))
+		want := fmt.Sprintf("rating +%d", d)
+		if d < 0 {
+			want = fmt.Sprintf("rating −%d", -d)
+		} else if d == 0 {
+			want = "rating ±0"
+		}
+		found := false
+		table.Doc().Find(`[data-testid="seat"]`).Each(func(_ int, sel *goquery.Selection) {
+			if strings.TrimSpace(sel.Find(`[data-testid="seat-name"]`).Text()) == p.Name {
+				found = strings.TrimSpace(sel.Find(`[data-testid="seat-rating-change"]`).Text()) == want
+			}
+		})
+		if !found {
+			t.Errorf("%s's seat does not show %q", p.Name, want)
+		}
 	}
 	if math.Abs(sum-4500) > 1e-6 {
 		t.Errorf("ratings sum to %v after games between provisional players, want 4500", sum)
