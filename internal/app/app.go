@@ -23,6 +23,7 @@ import (
 	"nothanks/internal/metrics"
 	"nothanks/internal/notify"
 	"nothanks/internal/ranked"
+	"nothanks/internal/reviews"
 	"nothanks/internal/session"
 	"nothanks/internal/turns"
 	"nothanks/internal/watch"
@@ -46,6 +47,8 @@ type App struct {
 	Watch *watch.Hub
 	// Turns serves the per-person turn streams of this instance.
 	Turns *turns.Hub
+	// Reviews analyses finished games in the background and serves them.
+	Reviews *reviews.Service
 	// Due wakes the due-move worker.
 	Due     *live.Waker
 	Store   *db.Store
@@ -60,13 +63,14 @@ type App struct {
 }
 
 // WorkerConns is the pool's share for the background work: each of the
-// five loops (due moves, matcher, outbox, presence of watchers,
-// housekeeping) holds at most one connection at a time, and the event
+// seven loops (due moves, matcher, outbox, presence of watchers,
+// housekeeping, post-game analysis, the turn streams' resync) holds at most
+// one connection at a time, and the event
 // streams read changed games watch.MaxLoads at a time. Requests get the
 // rest (DB_MAX_CONNS - WorkerConns at once), so neither side can starve
 // the other. The LISTEN connection and the notifier's two connections are
 // outside the pool.
-const WorkerConns = 5 + watch.MaxLoads
+const WorkerConns = 7 + watch.MaxLoads
 
 // New builds the application on an open, migrated store, sizing its pool
 // to DB_MAX_CONNS.
@@ -105,11 +109,16 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	n := notify.New(store, g, signer, sender, cfg.BaseURL, clk, log)
 	hub := watch.New(g.State, store, clk, log)
 	tn := turns.New(store, log)
+	rv := reviews.New(store, g, clk, log)
 	m := metrics.New(store.DB.DB, store, clk.Now, log)
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, DB: store, Clock: clk, Log: log,
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Reviews: rv, DB: store, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Reviews: rv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
+
+// AnalysisEvery is how often an instance looks for finished games to
+// analyse (it analyses them one after another, then waits again).
+const AnalysisEvery = 3 * time.Second
 
 // TurnsResyncEvery is how often an instance reads again which games wait
 // for the people it streams turns to (a lost notification is mended then).
@@ -124,7 +133,7 @@ const PresenceEvery = 10 * time.Second
 // hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(7)
+	wg.Add(8)
 	handlers := live.Handlers{
 		db.GameChannel: func(payload string) {
 			if id, ok := live.GameID(payload); ok {
@@ -187,6 +196,12 @@ func (a *App) Run(ctx context.Context) {
 		defer wg.Done()
 		if a.Workers {
 			a.runOutbox(ctx)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if a.Workers {
+			a.Reviews.Run(ctx, AnalysisEvery)
 		}
 	}()
 	wg.Wait()

@@ -37,9 +37,9 @@ type Config struct {
 	MetricsToken string
 }
 
-// MinDBMaxConns leaves requests a few connections beside the seven kept
+// MinDBMaxConns leaves requests a few connections beside the nine kept
 // for background work (see app.WorkerConns).
-const MinDBMaxConns = 10
+const MinDBMaxConns = 12
 
 // DefaultDatabaseURL is a local Postgres; lib/pq would require TLS without
 // sslmode=disable, which a local server rarely offers.

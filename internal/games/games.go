@@ -606,6 +606,11 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Acti
 		if err := tx.SetSeatResults(ctx, g.ID, eg.Totals(), placings); err != nil {
 			return nil, err
 		}
+		if hasPerson(seats) {
+			if err := tx.EnqueueAnalysis(ctx, g.ID, d.now); err != nil {
+				return nil, err
+			}
+		}
 		if g.Ranked {
 			if err := s.rate(ctx, tx, g, seats, placings, d.now); err != nil {
 				return nil, err
@@ -618,6 +623,17 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Acti
 	// Kept only once committed, so a rolled-back move is never cached.
 	tx.AfterCommit(func() { s.cache.put(g.ID, eg) })
 	return d.after, nil
+}
+
+// hasPerson reports whether a person holds a seat (a game of bots only is
+// not analysed).
+func hasPerson(seats []db.Seat) bool {
+	for _, st := range seats {
+		if st.UserID != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // YourTurnDelay is how long a "your turn" mail waits before it is sent, so

@@ -24,6 +24,7 @@ var docList = []views.Choice{
 	{Value: "correspondence", Label: "Correspondence and mail"},
 	{Value: "ranked", Label: "Ranked play"},
 	{Value: "bots", Label: "Bots"},
+	{Value: "analysis", Label: "Post-game analysis"},
 }
 
 // markdown renders the documents: GitHub-flavoured tables, heading ids for

@@ -75,7 +75,31 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 	if g.Ranked && g.Status == db.StatusFinished {
 		s.fillRatingChanges(ctx, &v, t)
 	}
+	if g.Status == db.StatusFinished && s.reviews != nil {
+		s.fillAccuracy(ctx, &v, st)
+	}
 	return v
+}
+
+// fillAccuracy shows each person's accuracy from the post-game analysis on
+// the finished table, once it is made.
+func (s *Server) fillAccuracy(ctx context.Context, v *views.TableView, st *games.State) {
+	rep, err := s.reviews.ReportOf(ctx, st.Game.ID)
+	if err != nil {
+		s.log.Warn("analysis for the finished table", "game", st.Game.ID, "err", err)
+	}
+	if rep == nil {
+		return
+	}
+	acc := map[int]string{}
+	for _, p := range rep.Players {
+		if p.Judged > 0 {
+			acc[p.Seat] = fmt.Sprintf("%.1f", p.Accuracy)
+		}
+	}
+	for i := range v.Standings {
+		v.Standings[i].Accuracy = acc[v.Standings[i].Seat]
+	}
 }
 
 // fillRatingChanges shows each player's rating change of a finished ranked

@@ -293,7 +293,8 @@ func (s *Server) replay(c echo.Context) error {
 	}
 	v = fillTable(v, t, t.View, db.Game{ID: id}, s.clock.Now())
 	v.ReplayURL = ""
-	r := views.ReplayView{GameID: id, Step: step, Steps: steps, Table: v, RoundStarts: roundStarts}
+	r := views.ReplayView{GameID: id, Step: step, Steps: steps, Table: v, RoundStarts: roundStarts, CSRF: csrfToken(c)}
+	r.Analysis = s.analysisView(c, id, step)
 	events := t.View.Events
 	for i := len(events) - 1; i >= 0; i-- {
 		if _, ok := events[i].Action(); ok {

@@ -158,6 +158,13 @@ func (s *Server) profile(c echo.Context) error {
 		}
 		v.Recent = append(v.Recent, r)
 	}
+	if s.reviews != nil {
+		if a, err := s.reviews.RecentAccuracy(c.Request().Context(), u.ID); err != nil {
+			s.log.Warn("recent accuracy", "user", u.ID, "err", err)
+		} else if a.Games > 0 && a.Accuracy != nil {
+			v.Accuracy, v.AccuracyGames = fmt.Sprintf("%.1f", *a.Accuracy), a.Games
+		}
+	}
 	for _, r := range p.BySize {
 		v.BySize = append(v.BySize, views.SizeRow{Seats: r.Seats, Games: r.Games, Wins: r.Wins, Share: fmt.Sprintf("%.0f%%", 100*float64(r.Wins)/float64(max(r.Games, 1)))})
 	}

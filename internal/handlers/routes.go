@@ -69,6 +69,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/games/:id/start", s.lobbyAction(s.startGame), requireUser)
 	e.POST("/games/:id/bots", s.lobbyAction(s.addBot), requireUser)
 	e.POST("/games/:id/bots/:seat/remove", s.lobbyAction(s.removeBot), requireUser)
+	e.POST("/games/:id/analysis/:move/deep", s.deepAnalysis, requireUser)
 	e.POST("/games/:id/take", s.act(engine.Take), requireUser)
 	e.POST("/games/:id/pass", s.act(engine.Pass), requireUser)
 	e.POST("/games/:id/tiger", s.act(engine.LayTiger), requireUser)
@@ -81,6 +82,7 @@ func (s *Server) routes(e *echo.Echo) {
 	api.POST("/games", s.apiCreateGame)
 	api.GET("/games/:id", s.apiGetGame)
 	api.GET("/games/:id/record", s.apiRecord)
+	api.GET("/games/:id/analysis", s.apiAnalysis)
 	api.POST("/games/:id/join", s.apiDo(apiLobby(func(c echo.Context, u, id int64, b apiBody) error {
 		return s.games.Join(c.Request().Context(), u, id, b.Code)
 	})))

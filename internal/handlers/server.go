@@ -25,6 +25,7 @@ import (
 	"nothanks/internal/links"
 	"nothanks/internal/metrics"
 	"nothanks/internal/ranked"
+	"nothanks/internal/reviews"
 	"nothanks/internal/session"
 	"nothanks/internal/turns"
 	"nothanks/internal/watch"
@@ -49,9 +50,11 @@ type Deps struct {
 	Watch    *watch.Hub
 	// Turns feeds the per-person turn streams; nil serves none.
 	Turns *turns.Hub
-	DB    Store
-	Clock clock.Clock
-	Log   *slog.Logger
+	// Reviews serves post-game analyses.
+	Reviews *reviews.Service
+	DB      Store
+	Clock   clock.Clock
+	Log     *slog.Logger
 	// Metrics records requests, moves and streams; nil records nothing.
 	Metrics *metrics.Metrics
 	// ActiveRequests is how many requests may work at once (the pool's
@@ -69,6 +72,7 @@ type Server struct {
 	links    *links.Signer
 	hub      *watch.Hub
 	turns    *turns.Hub
+	reviews  *reviews.Service
 	db       Store
 	clock    clock.Clock
 	log      *slog.Logger
@@ -88,7 +92,7 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, reviews: d.Reviews, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
 	d.Watch.SetRenderer(streamRenderer{s})
 	if d.ActiveRequests > 0 {
 		s.slots = make(chan struct{}, d.ActiveRequests)

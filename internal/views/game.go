@@ -136,6 +136,9 @@ type Standing struct {
 	Me    bool
 	// RatingChange is the ranked game's change ("+12"), "" otherwise.
 	RatingChange string
+	// Accuracy is the player's accuracy by the post-game analysis, ""
+	// until it is made (or for bots).
+	Accuracy string
 }
 
 // LobbyView is an open game waiting for players.
@@ -210,4 +213,7 @@ type ReplayView struct {
 	Last string
 	// RoundStarts are the steps at which each round begins.
 	RoundStarts []int
+	// Analysis is the game's post-game analysis (nil: none to show).
+	Analysis *AnalysisView
+	CSRF     string
 }

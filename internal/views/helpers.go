@@ -141,3 +141,13 @@ func activeCardLabel(card, pot int) string {
 	}
 	return fmt.Sprintf("Active card %d, %s on it", card, Count(pot, "token"))
 }
+
+// hasAccuracy reports whether the analysis gave any player an accuracy.
+func hasAccuracy(st []Standing) bool {
+	for _, s := range st {
+		if s.Accuracy != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -17,6 +17,10 @@ type ProfileView struct {
 	Chart       *Chart
 	Recent      []RecentGame
 	BySize      []SizeRow
+	// Accuracy is the average accuracy by the post-game analysis over
+	// AccuracyGames recent games ("" before any).
+	Accuracy      string
+	AccuracyGames int
 }
 
 // RecentGame is a finished game on a profile.

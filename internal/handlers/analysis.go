@@ -1,0 +1,123 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"nothanks/internal/analysis"
+	"nothanks/internal/engine"
+	"nothanks/internal/views"
+)
+
+// apiAnalysis serves a finished game's analysis (docs/analysis.md).
+func (s *Server) apiAnalysis(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	viewer := viewerID(c)
+	if u := apiUser(c); u != nil {
+		viewer = &u.ID
+	}
+	res, err := s.reviews.Of(c.Request().Context(), viewer, id)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"game_id": id, "status": res.Status, "players": res.Names}
+	if res.Report != nil {
+		out["analysis"] = res.Report
+		out["thresholds"] = map[string]float64{
+			"inaccuracy": analysis.Inaccuracy, "mistake": analysis.Mistake, "blunder": analysis.Blunder,
+			"zero_accuracy_loss": analysis.ZeroAccuracyLoss, "noise_se": analysis.NoiseSE,
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// deepAnalysis looks at one decision again with a longer search, from the
+// replay, and shows the replay at that decision with the result.
+func (s *Server) deepAnalysis(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	move, err := strconv.Atoi(c.Param("move"))
+	if err != nil || move < 0 {
+		return echo.NewHTTPError(http.StatusNotFound, "No such move.")
+	}
+	if _, err := s.reviews.Deep(c.Request().Context(), viewerID(c), id, move); err != nil {
+		return err
+	}
+	return redirect(c, fmt.Sprintf("/games/%d/replay?step=%d", id, move+1))
+}
+
+// analysisView builds what the replay shows of a game's analysis at a step.
+func (s *Server) analysisView(c echo.Context, gameID int64, step int) *views.AnalysisView {
+	res, err := s.reviews.Of(c.Request().Context(), viewerID(c), gameID)
+	if err != nil {
+		s.log.Warn("analysis of a game", "game", gameID, "err", err)
+		return nil
+	}
+	v := &views.AnalysisView{GameID: gameID, Status: res.Status}
+	if res.Report == nil {
+		return v
+	}
+	rep := res.Report
+	name := func(seat int) string {
+		if seat >= 0 && seat < len(res.Names) {
+			return res.Names[seat]
+		}
+		return "?"
+	}
+	for _, p := range rep.Players {
+		if p.Judged == 0 {
+			continue
+		}
+		v.Players = append(v.Players, views.AccuracyRow{
+			Name: name(p.Seat), Accuracy: fmt.Sprintf("%.1f", p.Accuracy), Judged: p.Judged,
+			Inaccuracies: p.Inaccuracy, Mistakes: p.Mistakes, Blunders: p.Blunders,
+		})
+	}
+	for _, d := range rep.Decisions {
+		if d.Mark != "" {
+			v.Moments = append(v.Moments, views.Moment{Step: d.Move + 1, Mark: d.Mark, Text: decisionText(d, name(d.Seat))})
+		}
+		if d.Move == step-1 {
+			dv := decisionView(d, name(d.Seat))
+			v.Current = &dv
+			if deep, err := s.reviews.DeepOf(c.Request().Context(), gameID, d.Move); err == nil && deep != nil {
+				dd := decisionView(*deep, name(d.Seat))
+				v.Deep = &dd
+			}
+		}
+	}
+	v.Chart = views.NewScoreChart(rep.Curve, res.Names)
+	return v
+}
+
+// decisionText says a marked decision in a line.
+func decisionText(d analysis.Decision, name string) string {
+	return fmt.Sprintf("%s: %s on %d with %s — %s (%.0f%% of a win)", name, actionWords(d.Chosen), d.Card, tokensOn(d.Pot), d.Mark, 100*d.Loss)
+}
+
+func actionWords(k engine.ActionKind) string {
+	if k == engine.Pass {
+		return "No thanks!"
+	}
+	return "took"
+}
+
+func decisionView(d analysis.Decision, name string) views.DecisionView {
+	v := views.DecisionView{
+		Move: d.Move, Name: name, Chosen: actionWords(d.Chosen), Best: actionWords(d.Best), Mark: d.Mark,
+		Card: d.Card, Pot: d.Pot, TakeWin: pct(d.Take.Win), PassWin: pct(d.Pass.Win),
+		TakeSE: pct(d.Take.WinSE), PassSE: pct(d.Pass.WinSE), Loss: pct(d.Loss), Playouts: d.Playouts,
+		Good: d.Loss == 0,
+	}
+	return v
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
