@@ -277,6 +277,22 @@ func TestBrowserRoundSummaryAndLongRunsOnAPhone(t *testing.T) {
 	}
 	screenshot(t, phone, "finished-long-run-phone")
 
+	// The analysis beside the replay, once the worker has made it.
+	if _, err := s.App.Reviews.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	do(t, phone, chromedp.Navigate(fmt.Sprintf("%s/games/%d/replay?step=1", s.URL, id)), chromedp.WaitVisible(byTestID("accuracy")))
+	if vs := axeSerious(t, phone); len(vs) > 0 {
+		t.Errorf("the replay with its analysis: axe-core finds %s", strings.Join(vs, "; "))
+	}
+	if !get(t, phone, chromedp.Evaluate[bool](noOverflow)) {
+		t.Error("the replay with its analysis is wider than the phone")
+	}
+	screenshot(t, phone, "replay-analysis-phone")
+	desk := newUser(t, newBrowser(t))
+	do(t, desk, chromedp.Navigate(fmt.Sprintf("%s/games/%d/replay?step=1", s.URL, id)), chromedp.WaitVisible(byTestID("accuracy")))
+	screenshot(t, desk, "replay-analysis-desktop")
+
 	// The replay steps in place, by keys and buttons, and the URL keeps the step.
 	do(t, phone, chromedp.Navigate(fmt.Sprintf("%s/games/%d/replay", s.URL, id)), chromedp.WaitVisible(byTestID("replay")))
 	get(t, phone, chromedp.Evaluate[bool](`window.samePage = true`))

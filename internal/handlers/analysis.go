@@ -100,19 +100,28 @@ func (s *Server) analysisView(c echo.Context, gameID int64, step int) *views.Ana
 
 // decisionText says a marked decision in a line.
 func decisionText(d analysis.Decision, name string) string {
-	return fmt.Sprintf("%s: %s on %d with %s — %s (%.0f%% of a win)", name, actionWords(d.Chosen), d.Card, tokensOn(d.Pot), d.Mark, 100*d.Loss)
+	return fmt.Sprintf("%s %s — %s (%.0f%% of a win)", name, moveWords(d.Chosen, d.Card, d.Pot), d.Mark, 100*d.Loss)
+}
+
+// moveWords says a decision: "took 32 with no tokens", "said No thanks! to
+// 18 (2 tokens on it)".
+func moveWords(k engine.ActionKind, card, pot int) string {
+	if k == engine.Pass {
+		return fmt.Sprintf("said No thanks! to %d (%s on it)", card, tokensOn(pot))
+	}
+	return fmt.Sprintf("took %d with %s", card, tokensOn(pot))
 }
 
 func actionWords(k engine.ActionKind) string {
 	if k == engine.Pass {
 		return "No thanks!"
 	}
-	return "took"
+	return "Taking"
 }
 
 func decisionView(d analysis.Decision, name string) views.DecisionView {
 	v := views.DecisionView{
-		Move: d.Move, Name: name, Chosen: actionWords(d.Chosen), Best: actionWords(d.Best), Mark: d.Mark,
+		Move: d.Move, Name: name, Chosen: moveWords(d.Chosen, d.Card, d.Pot), Best: actionWords(d.Best), Mark: d.Mark,
 		Card: d.Card, Pot: d.Pot, TakeWin: pct(d.Take.Win), PassWin: pct(d.Pass.Win),
 		TakeSE: pct(d.Take.WinSE), PassSE: pct(d.Pass.WinSE), Loss: pct(d.Loss), Playouts: d.Playouts,
 		Good: d.Loss == 0,
