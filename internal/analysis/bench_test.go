@@ -104,4 +104,3 @@ func BenchmarkBlunderShare(b *testing.B) {
 		})
 	}
 }
-
