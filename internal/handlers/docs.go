@@ -25,6 +25,7 @@ var docList = []views.Choice{
 	{Value: "ranked", Label: "Ranked play"},
 	{Value: "bots", Label: "Bots"},
 	{Value: "analysis", Label: "Post-game analysis"},
+	{Value: "playing-again", Label: "Playing again"},
 }
 
 // markdown renders the documents: GitHub-flavoured tables, heading ids for

@@ -78,6 +78,9 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 	if g.Status == db.StatusFinished && s.reviews != nil {
 		s.fillAccuracy(ctx, &v, st)
 	}
+	if g.Status == db.StatusFinished && s.rematch != nil {
+		s.fillRematch(ctx, &v, st, k.Seat)
+	}
 	return v
 }
 

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"github.com/labstack/echo/v4"
 
 	"nothanks/internal/engine"
@@ -70,6 +71,9 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/games/:id/bots", s.lobbyAction(s.addBot), requireUser)
 	e.POST("/games/:id/bots/:seat/remove", s.lobbyAction(s.removeBot), requireUser)
 	e.POST("/games/:id/analysis/:move/deep", s.deepAnalysis, requireUser)
+	e.POST("/games/:id/rematch", s.lobbyAction(s.offerRematch), requireUser)
+	e.POST("/games/:id/rematch/decline", s.lobbyAction(s.declineRematch), requireUser)
+	e.POST("/games/:id/rematch/start", s.lobbyAction(s.startRematch), requireUser)
 	e.POST("/games/:id/take", s.act(engine.Take), requireUser)
 	e.POST("/games/:id/pass", s.act(engine.Pass), requireUser)
 	e.POST("/games/:id/tiger", s.act(engine.LayTiger), requireUser)
@@ -83,6 +87,10 @@ func (s *Server) routes(e *echo.Echo) {
 	api.GET("/games/:id", s.apiGetGame)
 	api.GET("/games/:id/record", s.apiRecord)
 	api.GET("/games/:id/analysis", s.apiAnalysis)
+	api.GET("/games/:id/rematch", s.apiRematch(nil))
+	api.POST("/games/:id/rematch", s.apiRematch(func(ctx context.Context, u, id int64) error { _, err := s.rematch.Offer(ctx, u, id); return err }))
+	api.POST("/games/:id/rematch/decline", s.apiRematch(s.rematch.Decline))
+	api.POST("/games/:id/rematch/start", s.apiRematch(func(ctx context.Context, u, id int64) error { _, err := s.rematch.StartNow(ctx, u, id); return err }))
 	api.POST("/games/:id/join", s.apiDo(apiLobby(func(c echo.Context, u, id int64, b apiBody) error {
 		return s.games.Join(c.Request().Context(), u, id, b.Code)
 	})))

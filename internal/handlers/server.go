@@ -25,6 +25,7 @@ import (
 	"nothanks/internal/links"
 	"nothanks/internal/metrics"
 	"nothanks/internal/ranked"
+	"nothanks/internal/rematch"
 	"nothanks/internal/reviews"
 	"nothanks/internal/session"
 	"nothanks/internal/turns"
@@ -52,6 +53,8 @@ type Deps struct {
 	Turns *turns.Hub
 	// Reviews serves post-game analyses.
 	Reviews *reviews.Service
+	// Rematch is "Play again" at finished tables.
+	Rematch *rematch.Service
 	DB      Store
 	Clock   clock.Clock
 	Log     *slog.Logger
@@ -73,6 +76,7 @@ type Server struct {
 	hub      *watch.Hub
 	turns    *turns.Hub
 	reviews  *reviews.Service
+	rematch  *rematch.Service
 	db       Store
 	clock    clock.Clock
 	log      *slog.Logger
@@ -92,7 +96,7 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, reviews: d.Reviews, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, reviews: d.Reviews, rematch: d.Rematch, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
 	d.Watch.SetRenderer(streamRenderer{s})
 	if d.ActiveRequests > 0 {
 		s.slots = make(chan struct{}, d.ActiveRequests)

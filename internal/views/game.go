@@ -55,6 +55,33 @@ type TableView struct {
 	// RatingChanges are the ranked game's rating changes by seat, once
 	// it is over ("" where none).
 	RatingChanges []string
+	// Rematch is "Play again" on a finished table (nil: nothing to show).
+	Rematch *RematchView
+}
+
+// RematchView is a finished table's "Play again" as one viewer sees it.
+type RematchView struct {
+	// CanOffer: the viewer played and no offer stands.
+	CanOffer bool
+	// Open: an offer stands; Offerer made it.
+	Open    bool
+	Offerer string
+	Answers []RematchAnswer
+	// MyState is the viewer's answer: accepted, declined, waiting ("" for
+	// someone who did not play).
+	MyState string
+	// CanStartNow: the viewer offered, and those who accepted (with the
+	// bots) make at least 3 players.
+	CanStartNow bool
+	Players     int
+	// NewGameURL is the game the rematch became.
+	NewGameURL string
+}
+
+// RematchAnswer is one person's answer to an offer.
+type RematchAnswer struct {
+	Name  string
+	State string
 }
 
 // RoundEndView is a scored round: every player's cards, tokens and score,

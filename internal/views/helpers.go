@@ -151,3 +151,11 @@ func hasAccuracy(st []Standing) bool {
 	}
 	return false
 }
+
+// startNote says who may start a rematch without the others.
+func startNote(r RematchView) string {
+	if r.CanStartNow {
+		return ", or when you start it with those who have"
+	}
+	return ""
+}
