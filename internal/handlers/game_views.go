@@ -247,12 +247,7 @@ func lastMoveWords(e engine.Event) string {
 }
 
 // tokensOn says how many tokens lie on the active card.
-func tokensOn(n int) string {
-	if n == 0 {
-		return "no tokens"
-	}
-	return views.Count(n, "token")
-}
+func tokensOn(n int) string { return views.TokensOn(n) }
 
 // announce says the last decision and what is to do now, in words, for a
 // screen reader: "Bea took 31 with 2 tokens. Your turn: 3, no tokens on it."

@@ -136,10 +136,15 @@ func streamURL(t TableView) string {
 
 // activeCardLabel names the active card and its pot for screen readers.
 func activeCardLabel(card, pot int) string {
-	if pot == 0 {
-		return fmt.Sprintf("Active card %d, no tokens on it", card)
+	return fmt.Sprintf("Active card %d, %s on it", card, TokensOn(pot))
+}
+
+// TokensOn says a number of tokens on a card: "no tokens", "1 token".
+func TokensOn(n int) string {
+	if n == 0 {
+		return "no tokens"
 	}
-	return fmt.Sprintf("Active card %d, %s on it", card, Count(pot, "token"))
+	return Count(n, "token")
 }
 
 // hasAccuracy reports whether the analysis gave any player an accuracy.
