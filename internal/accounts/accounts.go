@@ -5,6 +5,7 @@ package accounts
 
 import (
 	"context"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -29,6 +30,9 @@ type Store interface {
 	ResendPendingEmail(ctx context.Context, id int64, since, now time.Time) (bool, error)
 	CancelPendingEmail(ctx context.Context, id int64) error
 	SetTurnSound(ctx context.Context, id int64, on bool) error
+	CreateGuest(ctx context.Context, username, placeholder string, now time.Time) (db.User, error)
+	ConvertGuest(ctx context.Context, id int64, username, email, hash string) (db.User, error)
+	DeleteGuestsBefore(ctx context.Context, before time.Time) (int64, error)
 	ConfirmPendingEmail(ctx context.Context, id int64, email string, at time.Time) (bool, error)
 	CountAttempt(ctx context.Context, key string, limit int, now, expired time.Time) (db.Attempt, error)
 	UncountAttempt(ctx context.Context, a db.Attempt) error
@@ -101,6 +105,9 @@ func (in RegisterInput) Validate() apperr.FieldErrors {
 }
 
 func checkUsername(name string) string {
+	if strings.HasPrefix(strings.ToLower(name), "guest-") {
+		return `Names starting with "Guest-" are kept for guests.`
+	}
 	n := utf8.RuneCountInString(name)
 	if n < MinUsername || n > MaxUsername {
 		return fmt.Sprintf("A username has %d to %d characters.", MinUsername, MaxUsername)
@@ -208,6 +215,9 @@ func (s *Service) Login(ctx context.Context, in LoginInput, ip string) (db.User,
 			return db.User{}, err
 		}
 		return db.User{}, loginThrottled(wait)
+	}
+	if found && u.Guest {
+		found = false // a guest has no password: no name of theirs logs in
 	}
 	hash := s.dummyHash
 	if found {
@@ -432,4 +442,75 @@ func (s *Service) SetTurnSound(ctx context.Context, userID int64, on bool) error
 		return apperr.Wrap(err, apperr.Internal, "could not save the setting")
 	}
 	return nil
+}
+
+// GuestFor is how long a guest account lasts unless its player registers.
+const GuestFor = 7 * 24 * time.Hour
+
+// PlayAsGuest makes a guest account: a made-up name ("Guest-k4z9qa"), no
+// address, no password. Its player can register later and keep its games.
+func (s *Service) PlayAsGuest(ctx context.Context) (db.User, error) {
+	for range 5 {
+		tag, err := randomTag()
+		if err != nil {
+			return db.User{}, apperr.Wrap(err, apperr.Internal, "could not make a guest name")
+		}
+		u, err := s.store.CreateGuest(ctx, "Guest-"+tag, "guest-"+tag+"@guests.invalid", s.clock.Now())
+		if errors.Is(err, db.ErrUsernameTaken) || errors.Is(err, db.ErrEmailTaken) {
+			continue
+		}
+		if err != nil {
+			return db.User{}, apperr.Wrap(err, apperr.Internal, "could not make a guest")
+		}
+		return u, nil
+	}
+	return db.User{}, apperr.E(apperr.Internal, "could not find a free guest name")
+}
+
+// RegisterGuest makes a guest's account an ordinary one with the name,
+// address and password they choose; their games stay theirs.
+func (s *Service) RegisterGuest(ctx context.Context, guestID int64, in RegisterInput) (db.User, error) {
+	in.Normalize()
+	fields := in.Validate()
+	if err := fields.Err(); err != nil {
+		return db.User{}, err
+	}
+	hash, err := HashPassword(in.Password)
+	if err != nil {
+		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not hash the password")
+	}
+	u, err := s.store.ConvertGuest(ctx, guestID, in.Username, in.Email, hash)
+	switch {
+	case errors.Is(err, db.ErrUsernameTaken):
+		fields.Add("username", "That username is taken.")
+		return db.User{}, fields.Err()
+	case errors.Is(err, db.ErrEmailTaken):
+		fields.Add("email", "An account with that email exists already. Log in instead?")
+		return db.User{}, fields.Err()
+	case errors.Is(err, db.ErrNotFound):
+		return db.User{}, apperr.E(apperr.Conflict, "This account is registered already.")
+	case err != nil:
+		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not register the account")
+	}
+	_ = s.SendVerification(ctx, u.ID)
+	return u, nil
+}
+
+// DeleteStaleGuests deletes the guest accounts older than GuestFor, with
+// their games.
+func (s *Service) DeleteStaleGuests(ctx context.Context) (int64, error) {
+	return s.store.DeleteGuestsBefore(ctx, s.clock.Now().Add(-GuestFor))
+}
+
+// randomTag is six random digits and letters for a guest's name.
+func randomTag() (string, error) {
+	const alphabet = "23456789abcdefghjkmnpqrstuvwxyz"
+	b := make([]byte, 6)
+	if _, err := crand.Read(b); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b), nil
 }

@@ -80,7 +80,7 @@ func (s *Service) RequestReset(ctx context.Context, email string) error {
 		return (apperr.FieldErrors{"email": msg}).Err()
 	}
 	u, err := s.store.UserByLogin(ctx, email)
-	if errors.Is(err, db.ErrNotFound) || (err == nil && !strings.EqualFold(u.Email, email)) {
+	if errors.Is(err, db.ErrNotFound) || (err == nil && (!strings.EqualFold(u.Email, email) || u.Guest)) {
 		return nil
 	}
 	if err != nil {

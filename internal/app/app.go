@@ -275,6 +275,9 @@ func (a *App) housekeeping(ctx context.Context) {
 		if err := a.Store.DeleteStalePresence(ctx, a.clock.Now().Add(-time.Hour)); err != nil && ctx.Err() == nil {
 			a.log.Warn("housekeeping", "err", err)
 		}
+		if _, err := a.Accounts.DeleteStaleGuests(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("housekeeping", "err", err)
+		}
 		// Settled mail is kept a month for support questions, then dropped.
 		if err := a.Store.DeleteOldMail(ctx, a.clock.Now().Add(-30*24*time.Hour)); err != nil && ctx.Err() == nil {
 			a.log.Warn("housekeeping", "err", err)

@@ -22,6 +22,8 @@ type User struct {
 	PendingEmailSentAt *time.Time `db:"pending_email_sent_at"`
 	// TurnSound: the site plays a short sound when a game comes to them.
 	TurnSound bool `db:"turn_sound"`
+	// Guest: made for "Play a bot game now"; no address, no password.
+	Guest bool `db:"guest"`
 }
 
 // Errors of CreateUser and UpdateEmail when a unique value is taken.
@@ -30,7 +32,7 @@ var (
 	ErrEmailTaken    = errors.New("db: email taken")
 )
 
-const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound`
+const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound, guest`
 
 // CreateUser inserts a user; a name or email taken (ignoring case) gives
 // ErrUsernameTaken or ErrEmailTaken.
@@ -167,4 +169,56 @@ func (s *Store) UpdateEmail(ctx context.Context, id int64, email string) error {
 // SetTurnSound turns the sound of a turn coming on or off.
 func (s *Store) SetTurnSound(ctx context.Context, id int64, on bool) error {
 	return exec(ctx, s.DB, "set turn sound", `UPDATE users SET turn_sound = $2 WHERE id = $1`, id, on)
+}
+
+// CreateGuest makes a guest account: a made-up name and a placeholder
+// address that is never mailed, and no password (no hash matches "!").
+func (s *Store) CreateGuest(ctx context.Context, username, placeholder string, now time.Time) (User, error) {
+	var u User
+	err := s.DB.GetContext(ctx, &u, `
+		INSERT INTO users (username, email, password_hash, guest, created_at) VALUES ($1, $2, '!', true, $3)
+		RETURNING `+userColumns, username, placeholder, now)
+	if err != nil {
+		return User{}, fmt.Errorf("db: create guest: %w", takenError(err))
+	}
+	return u, nil
+}
+
+// ConvertGuest makes a guest an ordinary account with their chosen name,
+// address and password; their games stay theirs. A name or address taken
+// gives ErrUsernameTaken or ErrEmailTaken.
+func (s *Store) ConvertGuest(ctx context.Context, id int64, username, email, hash string) (User, error) {
+	var u User
+	err := s.DB.GetContext(ctx, &u, `
+		UPDATE users SET username = $2, email = $3, password_hash = $4, guest = false
+		WHERE id = $1 AND guest
+		RETURNING `+userColumns, id, username, email, hash)
+	if err != nil {
+		return User{}, fmt.Errorf("db: convert guest %d: %w", id, takenError(notFound(err)))
+	}
+	return u, nil
+}
+
+// DeleteGuestsBefore deletes the guests made before a time, with their
+// games (which no registered person played: guests play bots only).
+func (s *Store) DeleteGuestsBefore(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := s.Tx(ctx, func(tx *Tx) error {
+		if _, err := tx.tx.ExecContext(ctx, `
+			DELETE FROM games g WHERE EXISTS (
+				SELECT 1 FROM game_seats s JOIN users u ON u.id = s.user_id
+				WHERE s.game_id = g.id AND u.guest AND u.created_at < $1)
+			AND NOT EXISTS (
+				SELECT 1 FROM game_seats s JOIN users u ON u.id = s.user_id
+				WHERE s.game_id = g.id AND NOT (u.guest AND u.created_at < $1))`, before); err != nil {
+			return fmt.Errorf("db: delete guests' games: %w", err)
+		}
+		res, err := tx.tx.ExecContext(ctx, `DELETE FROM users WHERE guest AND created_at < $1`, before)
+		if err != nil {
+			return fmt.Errorf("db: delete guests: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return n, err
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func (s *Server) registerForm(c echo.Context) error {
-	if currentUser(c) != nil {
+	if u := currentUser(c); u != nil && !u.Guest {
 		return redirect(c, "/")
 	}
 	return render(c, http.StatusOK, views.RegisterPage(s.page(c, "Register"), views.Form{}))
@@ -27,7 +27,13 @@ func (s *Server) register(c echo.Context) error {
 	if err := c.Bind(&in); err != nil {
 		return apperr.E(apperr.Invalid, "The form could not be read.")
 	}
-	u, err := s.accounts.Register(c.Request().Context(), in)
+	var u db.User
+	var err error
+	if cur := currentUser(c); cur != nil && cur.Guest {
+		u, err = s.accounts.RegisterGuest(c.Request().Context(), cur.ID, in)
+	} else {
+		u, err = s.accounts.Register(c.Request().Context(), in)
+	}
 	if err != nil {
 		if code := apperr.CodeOf(err); code == apperr.Internal {
 			return err

@@ -26,6 +26,7 @@ var docList = []views.Choice{
 	{Value: "bots", Label: "Bots"},
 	{Value: "analysis", Label: "Post-game analysis"},
 	{Value: "playing-again", Label: "Playing again"},
+	{Value: "guests", Label: "Playing as a guest"},
 }
 
 // markdown renders the documents: GitHub-flavoured tables, heading ids for

@@ -26,6 +26,8 @@ type NavUser struct {
 	MyTurn int
 	// TurnSound: play a short sound when a game comes to them.
 	TurnSound bool
+	// Guest: playing bots without an account yet.
+	Guest bool
 }
 
 // Flash is a one-time message shown at the top of a page.
