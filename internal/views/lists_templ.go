@@ -1468,7 +1468,7 @@ func ReplayStep(r ReplayView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if r.Analysis != nil {
-			templ_7745c5c3_Err = AnalysisPanel(*r.Analysis, r.CSRF).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = AnalysisPanel(*r.Analysis, r.Step, r.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
