@@ -130,3 +130,30 @@ func decisionView(d analysis.Decision, name string) views.DecisionView {
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
+
+// markLog puts the analysis's marks beside the decisions of the replay's
+// move list: the round's decisions are the last of the step's.
+func (s *Server) markLog(c echo.Context, r *views.ReplayView, events []engine.Event) {
+	rep, err := s.reviews.ReportOf(c.Request().Context(), r.GameID)
+	if err != nil || rep == nil {
+		return
+	}
+	marks := map[int]string{}
+	for _, d := range rep.Decisions {
+		if d.Mark != "" {
+			marks[d.Move] = d.Mark
+		}
+	}
+	inRound := 0
+	for _, e := range events {
+		if _, ok := e.Action(); ok {
+			inRound++
+		}
+	}
+	base := r.Step - inRound // decisions of the game before this round's
+	for i, l := range r.Table.Log {
+		if l.Decision >= 0 {
+			r.Table.Log[i].Mark = marks[base+l.Decision]
+		}
+	}
+}

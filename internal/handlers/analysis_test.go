@@ -106,6 +106,20 @@ over:
 	if got := page.TestID("decision-mark"); got != "blunder" {
 		t.Errorf("replay step 1 marks the decision %q", got)
 	}
+	// The move list marks each decision beside the move itself: at the
+	// step just after a marked decision, the newest mark is its own.
+	checked := 0
+	for _, d := range decisions {
+		dm := d.(map[string]any)
+		if dm["mark"] == nil || checked == 4 {
+			continue
+		}
+		checked++
+		step := int(dm["move"].(float64)) + 1
+		if got := visitor.Get(fmt.Sprintf("/games/%d/replay?step=%d", id, step)).TestID("log-mark"); got != dm["mark"] {
+			t.Errorf("replay step %d: the newest mark in the move list is %q, want %v", step, got, dm["mark"])
+		}
+	}
 	if !page.Has("score-chart") || !page.Has("accuracy") || page.Doc().Find(`[data-testid="moment"]`).Length() == 0 {
 		t.Errorf("replay: chart %v, accuracy %v, %d key moments", page.Has("score-chart"), page.Has("accuracy"), page.Doc().Find(`[data-testid="moment"]`).Length())
 	}

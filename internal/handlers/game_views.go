@@ -335,7 +335,18 @@ const BoardLogLines = 40
 func logLines(events []engine.Event, names []string, max int) ([]views.LogLine, int) {
 	var out []views.LogLine
 	omitted := 0
+	decisions := 0
+	for _, e := range events {
+		if _, ok := e.Action(); ok {
+			decisions++
+		}
+	}
 	for i := len(events) - 1; i >= 0; i-- {
+		decision := -1
+		if _, ok := events[i].Action(); ok {
+			decisions--
+			decision = decisions
+		}
 		text := eventText(events[i], names)
 		if text == "" {
 			continue
@@ -344,7 +355,7 @@ func logLines(events []engine.Event, names []string, max int) ([]views.LogLine, 
 			omitted++
 			continue
 		}
-		out = append(out, views.LogLine{Round: events[i].Round, Text: text, Timeout: events[i].Timeout})
+		out = append(out, views.LogLine{Round: events[i].Round, Text: text, Timeout: events[i].Timeout, Decision: decision})
 	}
 	return out, omitted
 }

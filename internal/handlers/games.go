@@ -295,6 +295,7 @@ func (s *Server) replay(c echo.Context) error {
 	v.ReplayURL = ""
 	r := views.ReplayView{GameID: id, Step: step, Steps: steps, Table: v, RoundStarts: roundStarts, CSRF: csrfToken(c)}
 	r.Analysis = s.analysisView(c, id, step)
+	s.markLog(c, &r, t.View.Events)
 	events := t.View.Events
 	for i := len(events) - 1; i >= 0; i-- {
 		if _, ok := events[i].Action(); ok {

@@ -139,6 +139,11 @@ type LogLine struct {
 	Round   int
 	Text    string
 	Timeout bool
+	// Decision numbers the line's decision among the round's (from 0), -1
+	// for a line that is no decision; Mark is its mark by the post-game
+	// analysis, in the replay.
+	Decision int
+	Mark     string
 }
 
 // ScoreTable is the round-by-round scores.
