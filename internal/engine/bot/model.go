@@ -26,6 +26,9 @@ const (
 	// modelHeuristic plays like HeuristicBot: pot against card cost, no
 	// milking, run cards at once.
 	modelHeuristic
+	// modelSharp plays like the sharp rule: tokens and runs worth more,
+	// milking whenever nobody else would take the card.
+	modelSharp
 	// modelSearch is a seat that searches too: in the auction of the
 	// active card it plays what the search's own playouts say is best for
 	// it (UCB1 on its reward), then plays on like the sharp rule. It is
@@ -49,7 +52,8 @@ var modelPrior = [numModels]float64{
 	modelWary:      0.05,
 	modelAuction:   0.1,
 	modelHeuristic: 0.2,
-	modelSearch:    0.4,
+	modelSharp:     0.15,
+	modelSearch:    0.25,
 }
 
 // tremble is the chance that a seat playing a rule-like model does
@@ -82,7 +86,7 @@ func (r *round) policyTake() bool {
 	switch r.model[r.turn] {
 	case modelHeuristic:
 		return takeByRule(r.cards[r.turn], r.tokens[r.turn], r.active, r.pot, 0)
-	case modelSharpSelf, modelSearch:
+	case modelSharpSelf, modelSearch, modelSharp:
 		return sharpRule.take(r)
 	case modelAuction:
 		return defaultRule.auctionTake(r)
