@@ -18,6 +18,7 @@ import (
 	"nothanks/internal/db"
 	"nothanks/internal/games"
 	"nothanks/internal/handlers"
+	"nothanks/internal/invites"
 	"nothanks/internal/links"
 	"nothanks/internal/live"
 	"nothanks/internal/metrics"
@@ -112,8 +113,9 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	tn := turns.New(store, log)
 	rv := reviews.New(store, g, clk, log)
 	rm := rematch.New(store, g, clk)
+	iv := invites.New(store, g, clk)
 	m := metrics.New(store.DB.DB, store, clk.Now, log)
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Reviews: rv, Rematch: rm, DB: store, Clock: clk, Log: log,
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Reviews: rv, Rematch: rm, Invites: iv, DB: store, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
 	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Reviews: rv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }

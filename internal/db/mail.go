@@ -18,6 +18,7 @@ const (
 	MailConfirmEmail  = "confirm_email" // a new address, before it replaces the old
 	MailPasswordReset = "password_reset"
 	MailRankedMatch   = "ranked_match"
+	MailInvite        = "invite" // someone invites them to their table
 )
 
 // Mail is a row of mail_outbox.

@@ -27,6 +27,7 @@ var docList = []views.Choice{
 	{Value: "analysis", Label: "Post-game analysis"},
 	{Value: "playing-again", Label: "Playing again"},
 	{Value: "guests", Label: "Playing as a guest"},
+	{Value: "invites", Label: "Inviting players by name"},
 }
 
 // markdown renders the documents: GitHub-flavoured tables, heading ids for

@@ -66,6 +66,9 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 	}
 	if g.Status == db.StatusOpen {
 		v.Lobby = s.lobbyView(t, k)
+		if s.invites != nil && k.Role >= watch.Seated {
+			s.fillInvited(ctx, v.Lobby, g.ID, s.clock.Now())
+		}
 		return v
 	}
 	if t.View == nil {

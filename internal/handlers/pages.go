@@ -26,6 +26,7 @@ func (s *Server) home(c echo.Context) error {
 	}
 	v.Open, v.Live = gameRows(first(open, 5), 0), gameRows(first(live, 5), 0)
 	if u := currentUser(c); u != nil {
+		v.Invitations = s.invitations(ctx, u.ID)
 		mine, err := s.games.MyGames(ctx, u.ID)
 		if err != nil {
 			return err

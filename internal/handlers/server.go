@@ -22,6 +22,7 @@ import (
 	"nothanks/internal/config"
 	"nothanks/internal/db"
 	"nothanks/internal/games"
+	"nothanks/internal/invites"
 	"nothanks/internal/links"
 	"nothanks/internal/metrics"
 	"nothanks/internal/ranked"
@@ -55,6 +56,8 @@ type Deps struct {
 	Reviews *reviews.Service
 	// Rematch is "Play again" at finished tables.
 	Rematch *rematch.Service
+	// Invites are challenges by name.
+	Invites *invites.Service
 	DB      Store
 	Clock   clock.Clock
 	Log     *slog.Logger
@@ -77,6 +80,7 @@ type Server struct {
 	turns    *turns.Hub
 	reviews  *reviews.Service
 	rematch  *rematch.Service
+	invites  *invites.Service
 	db       Store
 	clock    clock.Clock
 	log      *slog.Logger
@@ -96,7 +100,7 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, reviews: d.Reviews, rematch: d.Rematch, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
 	d.Watch.SetRenderer(streamRenderer{s})
 	if d.ActiveRequests > 0 {
 		s.slots = make(chan struct{}, d.ActiveRequests)

@@ -138,6 +138,8 @@ func (s *Service) handle(ctx context.Context, group []db.Mail) (int, error) {
 		msg, err = s.timedOut(ctx, r, m)
 	case db.MailRankedMatch:
 		msg, err = s.rankedMatch(ctx, r, m)
+	case db.MailInvite:
+		msg, err = s.invite(r, m)
 	case db.MailVerifyEmail:
 		if r.EmailVerifiedAt != nil {
 			return skip(group, "verified already")
@@ -468,6 +470,16 @@ func (s *Service) rankedMatch(_ context.Context, r db.Recipient, m db.Mail) (*Me
 		Actions: []mailLink{{"Go to the game", s.gameURL(*m.GameID)}},
 	}
 	return s.message(r, "", fmt.Sprintf("Your ranked No Thanks! game #%d is ready", *m.GameID), v), nil
+}
+
+// invite tells a player someone invited them to a correspondence table.
+func (s *Service) invite(r db.Recipient, m db.Mail) (*Message, error) {
+	v := mailView{
+		Heading: "You are invited to a game",
+		Lines:   []string{fmt.Sprintf("Hello %s. A player invites you to their correspondence table, game #%d.", r.Username, *m.GameID), "Accept or decline it on the start page; the invitation stands for three days."},
+		Actions: []mailLink{{"See the invitation", s.url("/")}},
+	}
+	return s.message(r, "", fmt.Sprintf("An invitation to No Thanks! game #%d", *m.GameID), v), nil
 }
 
 // VerifyURL is the signed link that verifies an address for a user.

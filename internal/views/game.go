@@ -188,6 +188,15 @@ type LobbyView struct {
 	// InviteCode is sent with a join through an invite link.
 	InviteCode string
 	BotLevels  []Choice
+	// Invited are the players invited by name, and their answers.
+	Invited []RematchAnswer
+}
+
+// Invitation is an invitation by name waiting for the viewer's answer.
+type Invitation struct {
+	ID, GameID   int64
+	From, Pace   string
+	Taken, Seats int
 }
 
 // LobbySeat is a taken seat in the lobby.

@@ -1,0 +1,161 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/db"
+	"nothanks/internal/views"
+)
+
+func (s *Server) inviteByName(c echo.Context, userID, id int64) error {
+	return s.invites.Invite(c.Request().Context(), userID, id, c.FormValue("username"))
+}
+
+// inviteSuggestions answers the invite field's first focus with the names
+// of the people the viewer played with lately.
+func (s *Server) inviteSuggestions(c echo.Context) error {
+	names, err := s.invites.Suggestions(c.Request().Context(), currentUser(c).ID)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.InviteSuggestions(names))
+}
+
+func inviteID(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, apperr.E(apperr.NotFound, "There is no such invitation.")
+	}
+	return id, nil
+}
+
+func (s *Server) acceptInvite(c echo.Context) error {
+	id, err := inviteID(c)
+	if err != nil {
+		return err
+	}
+	game, err := s.invites.Accept(c.Request().Context(), currentUser(c).ID, id)
+	if err != nil {
+		return err
+	}
+	return redirect(c, fmt.Sprintf("/games/%d", game))
+}
+
+func (s *Server) declineInvite(c echo.Context) error {
+	id, err := inviteID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.invites.Decline(c.Request().Context(), currentUser(c).ID, id); err != nil {
+		return err
+	}
+	s.setFlash(c, "ok", "The invitation is declined.")
+	return redirect(c, "/")
+}
+
+// invitations lists the invitations waiting for a player, for the start
+// page.
+func (s *Server) invitations(ctx context.Context, userID int64) []views.Invitation {
+	invs, err := s.invites.Pending(ctx, userID)
+	if err != nil {
+		s.log.Warn("invitations", "user", userID, "err", err)
+		return nil
+	}
+	out := make([]views.Invitation, len(invs))
+	for i, inv := range invs {
+		out[i] = views.Invitation{ID: inv.ID, GameID: inv.GameID, From: inv.FromName, Pace: paceWord(inv.Pace), Taken: inv.Taken, Seats: inv.Seats}
+	}
+	return out
+}
+
+func paceWord(p string) string {
+	if p == "correspondence" {
+		return "correspondence"
+	}
+	return "live"
+}
+
+// fillInvited shows a lobby's invitations by name.
+func (s *Server) fillInvited(ctx context.Context, l *views.LobbyView, gameID int64, now time.Time) {
+	invs, err := s.invites.Of(ctx, gameID)
+	if err != nil {
+		s.log.Warn("invitations of a game", "game", gameID, "err", err)
+		return
+	}
+	for _, inv := range invs {
+		state := "waiting"
+		switch {
+		case inv.Status != "open":
+			state = inv.Status
+		case !now.Before(inv.ExpiresAt):
+			state = "expired"
+		}
+		l.Invited = append(l.Invited, views.RematchAnswer{Name: inv.ToName, State: state})
+	}
+}
+
+// API: invitations.
+
+func (s *Server) apiInvite(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Username string `json:"username"`
+	}
+	if err := c.Bind(&body); err != nil {
+		return apperr.E(apperr.Invalid, "The body is not valid JSON.")
+	}
+	if err := s.invites.Invite(c.Request().Context(), apiUser(c).ID, id, body.Username); err != nil {
+		return err
+	}
+	return s.apiShow(c, id, http.StatusOK)
+}
+
+func (s *Server) apiInvitations(c echo.Context) error {
+	invs, err := s.invites.Pending(c.Request().Context(), apiUser(c).ID)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(invs))
+	for i, inv := range invs {
+		out[i] = inviteJSON(inv)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"invitations": out})
+}
+
+func inviteJSON(inv db.Invite) map[string]any {
+	return map[string]any{"id": inv.ID, "game_id": inv.GameID, "from": inv.FromName, "pace": inv.Pace,
+		"seats": inv.Seats, "taken": inv.Taken, "expires_at": inv.ExpiresAt}
+}
+
+func (s *Server) apiAcceptInvite(c echo.Context) error {
+	id, err := inviteID(c)
+	if err != nil {
+		return err
+	}
+	game, err := s.invites.Accept(c.Request().Context(), apiUser(c).ID, id)
+	if err != nil {
+		return err
+	}
+	return s.apiShow(c, game, http.StatusOK)
+}
+
+func (s *Server) apiDeclineInvite(c echo.Context) error {
+	id, err := inviteID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.invites.Decline(c.Request().Context(), apiUser(c).ID, id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

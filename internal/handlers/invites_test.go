@@ -1,0 +1,115 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"nothanks/internal/apptest"
+)
+
+// Challenges by name: a player at a private correspondence table invites
+// two others by name; the invitation reaches the first by mail and on the
+// start page, and she takes her seat from there; the second declines
+// through the API; mistakes get clear answers; an invitation expires.
+func TestInviteByName(t *testing.T) {
+	smtp := apptest.NewSMTP(t)
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithSMTP(smtp))
+	host, ida, jon := s.APIFor("Hal"), s.APIFor("Ida"), s.APIFor("Jon")
+	ctx := context.Background()
+	if _, err := s.Store.VerifyEmail(ctx, ida.ID, "ida@example.com", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	s.App.Notify.RunOutbox(ctx) // sign-up mail first
+	_, g := host.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "correspondence", "turn_seconds": 86400, "private": true})
+	id := int64(g["id"].(float64))
+	path := fmt.Sprintf("/api/v1/games/%d/invites", id)
+
+	for _, c := range []struct{ name, want string }{
+		{"", "Write the name"}, {"Nobody", "no player called Nobody"}, {"Hal", "at this table already"},
+	} {
+		st, body := host.Do(http.MethodPost, path, map[string]any{"username": c.name})
+		if st != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(body), c.want) {
+			t.Errorf("inviting %q: %d %v", c.name, st, body)
+		}
+	}
+	if st, _ := jon.Do(http.MethodPost, path, map[string]any{"username": "Ida"}); st != http.StatusForbidden {
+		t.Errorf("someone not at the table invites: %d", st)
+	}
+	for _, name := range []string{"Ida", "jon"} {
+		if st, body := host.Do(http.MethodPost, path, map[string]any{"username": name}); st != http.StatusOK {
+			t.Fatalf("invite %s: %d %v", name, st, body)
+		}
+	}
+	if st, body := host.Do(http.MethodPost, path, map[string]any{"username": "Ida"}); st != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(body), "invited already") {
+		t.Errorf("inviting twice: %d %v", st, body)
+	}
+
+	// Ida hears of it by mail (a correspondence table) and on her start page.
+	s.App.Notify.RunOutbox(ctx)
+	if got := smtp.To("ida@example.com"); len(got) != 1 || !strings.Contains(got[0].Header("Subject"), fmt.Sprintf("game #%d", id)) {
+		t.Errorf("mails to Ida: %d", len(got))
+	}
+	c := s.Client()
+	c.Login("Ida", apptest.Password)
+	home := c.Get("/")
+	if !home.Has("invitations") || !strings.Contains(home.TestID("invitation"), "Hal invites you") {
+		t.Fatalf("Ida's start page: %q", home.TestID("invitation"))
+	}
+	action, _ := home.Doc().Find(`[data-testid="invitation"] form`).First().Attr("action")
+	res := c.PostForm(action, url.Values{})
+	if res.Status != http.StatusSeeOther || res.Header.Get("Location") != fmt.Sprintf("/games/%d", id) {
+		t.Fatalf("accept: %d to %q", res.Status, res.Header.Get("Location"))
+	}
+	_, view := host.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", id), nil)
+	if n := len(view["players"].([]any)); n != 2 {
+		t.Errorf("%d players after Ida accepted, want 2", n)
+	}
+	if c.Get("/").Has("invitations") {
+		t.Error("the answered invitation is still listed")
+	}
+
+	// Jon declines through the API; his answer shows in the lobby.
+	_, inv := jon.Do(http.MethodGet, "/api/v1/invites", nil)
+	list := inv["invitations"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("Jon's invitations: %v", inv)
+	}
+	jid := int64(list[0].(map[string]any)["id"].(float64))
+	if st, _ := ida.Do(http.MethodPost, fmt.Sprintf("/api/v1/invites/%d/accept", jid), nil); st != http.StatusNotFound {
+		t.Errorf("Ida accepts Jon's invitation: %d", st)
+	}
+	if st, _ := jon.Do(http.MethodPost, fmt.Sprintf("/api/v1/invites/%d/decline", jid), nil); st != http.StatusNoContent {
+		t.Errorf("decline: %d", st)
+	}
+	hc := s.Client()
+	hc.Login("Hal", apptest.Password)
+	if got := hc.Get(fmt.Sprintf("/games/%d", id)).TestID("invited"); !strings.Contains(got, "Jon (declined)") || !strings.Contains(got, "Ida (accepted)") {
+		t.Errorf("the lobby's invitations: %q", got)
+	}
+
+	// From the lobby's form too, with the people Hal has played with offered.
+	s.APIFor("Lou")
+	if res := hc.PostForm(fmt.Sprintf("/games/%d/invites", id), url.Values{"username": {"Lou"}}); res.Status >= 400 {
+		t.Errorf("invite from the lobby: %d", res.Status)
+	}
+	if got := hc.Get(fmt.Sprintf("/games/%d", id)).TestID("invited"); !strings.Contains(got, "Lou (waiting)") {
+		t.Errorf("the lobby after inviting Lou: %q", got)
+	}
+	if sug := hc.Get("/invites/suggestions"); !strings.Contains(sug.Body, `value="Ida"`) {
+		t.Errorf("suggestions: %s", sug.Body)
+	}
+
+	// An invitation expires (three days for correspondence).
+	kim := s.APIFor("Kim")
+	host.Do(http.MethodPost, path, map[string]any{"username": "Kim"})
+	s.Clock.Advance(73 * time.Hour)
+	_, inv = kim.Do(http.MethodGet, "/api/v1/invites", nil)
+	if n := len(inv["invitations"].([]any)); n != 0 {
+		t.Errorf("%d invitations after they expired", n)
+	}
+}

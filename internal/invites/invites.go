@@ -1,0 +1,151 @@
+// Package invites is challenging someone by name: a player at an open
+// table invites another player by their username (suggested from the
+// people they played with lately); the invitee finds it on their start page
+// (and in their mail for a correspondence game) and accepts, which seats
+// them (a private table too), or declines. An invitation lasts an hour for
+// a live game and three days for a correspondence game.
+package invites
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/clock"
+	"nothanks/internal/db"
+	"nothanks/internal/games"
+)
+
+// How long an invitation stands.
+const (
+	LiveFor           = time.Hour
+	CorrespondenceFor = 3 * 24 * time.Hour
+)
+
+// Store is what the service needs of the database.
+type Store interface {
+	UserByName(ctx context.Context, name string) (db.User, error)
+	CreateInvite(ctx context.Context, gameID, from, to int64, now, expires time.Time, mail bool) (int64, error)
+	InvitesTo(ctx context.Context, userID int64, now time.Time) ([]db.Invite, error)
+	InvitesFor(ctx context.Context, gameID int64) ([]db.Invite, error)
+	InviteByID(ctx context.Context, id int64) (db.Invite, error)
+	AnswerInvite(ctx context.Context, id int64, status string) (bool, error)
+	RecentOpponents(ctx context.Context, userID int64, limit int) ([]string, error)
+}
+
+// Service invites players by name.
+type Service struct {
+	store Store
+	games *games.Service
+	clock clock.Clock
+}
+
+// New makes the service.
+func New(store Store, g *games.Service, clk clock.Clock) *Service {
+	return &Service{store: store, games: g, clock: clk}
+}
+
+// Invite invites a player by name to an open table the inviter sits at.
+func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string) error {
+	name = strings.TrimSpace(name)
+	field := func(msg string) error { return apperr.E(apperr.Invalid, "%s", msg) }
+	if name == "" {
+		return field("Write the name of the player to invite.")
+	}
+	st, err := s.games.State(ctx, gameID)
+	if err != nil {
+		return err
+	}
+	if _, seated := st.SeatOf(&fromID); !seated {
+		return apperr.E(apperr.Forbidden, "Only players at this table can invite others to it.")
+	}
+	if st.Game.Status != db.StatusOpen {
+		return apperr.E(apperr.Conflict, "The game has started: nobody can join it any more.")
+	}
+	if len(st.Seats) >= st.Game.Seats {
+		return apperr.E(apperr.Conflict, "This table is full.")
+	}
+	to, err := s.store.UserByName(ctx, name)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && to.Guest) {
+		return field("There is no player called " + name + ".")
+	}
+	if err != nil {
+		return err
+	}
+	if _, seated := st.SeatOf(&to.ID); seated {
+		return field(to.Username + " is at this table already.")
+	}
+	now := s.clock.Now()
+	expires, mail := now.Add(LiveFor), false
+	if st.Game.Pace == games.Correspondence {
+		expires, mail = now.Add(CorrespondenceFor), true
+	}
+	_, err = s.store.CreateInvite(ctx, gameID, fromID, to.ID, now, expires, mail)
+	if errors.Is(err, db.ErrInvited) {
+		return field(to.Username + " is invited already.")
+	}
+	return err
+}
+
+// Pending lists the invitations waiting for a player's answer.
+func (s *Service) Pending(ctx context.Context, userID int64) ([]db.Invite, error) {
+	return s.store.InvitesTo(ctx, userID, s.clock.Now())
+}
+
+// Of lists a game's invitations (for its lobby).
+func (s *Service) Of(ctx context.Context, gameID int64) ([]db.Invite, error) {
+	return s.store.InvitesFor(ctx, gameID)
+}
+
+// Suggestions are names to offer when a player invites someone.
+func (s *Service) Suggestions(ctx context.Context, userID int64) ([]string, error) {
+	return s.store.RecentOpponents(ctx, userID, 20)
+}
+
+// Accept takes the invitation's seat; it returns the game's id.
+func (s *Service) Accept(ctx context.Context, userID, inviteID int64) (int64, error) {
+	inv, err := s.open(ctx, userID, inviteID)
+	if err != nil {
+		return 0, err
+	}
+	st, err := s.games.State(ctx, inv.GameID)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.games.Join(ctx, userID, inv.GameID, st.Game.InviteCode); err != nil {
+		return 0, err
+	}
+	if _, err := s.store.AnswerInvite(ctx, inviteID, "accepted"); err != nil {
+		return 0, err
+	}
+	return inv.GameID, nil
+}
+
+// Decline turns an invitation down.
+func (s *Service) Decline(ctx context.Context, userID, inviteID int64) error {
+	if _, err := s.open(ctx, userID, inviteID); err != nil {
+		return err
+	}
+	_, err := s.store.AnswerInvite(ctx, inviteID, "declined")
+	return err
+}
+
+// open loads an invitation to the player that still stands.
+func (s *Service) open(ctx context.Context, userID, inviteID int64) (db.Invite, error) {
+	inv, err := s.store.InviteByID(ctx, inviteID)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && inv.ToUser != userID) {
+		return db.Invite{}, apperr.E(apperr.NotFound, "There is no such invitation.")
+	}
+	if err != nil {
+		return db.Invite{}, err
+	}
+	if inv.Status != "open" {
+		return db.Invite{}, apperr.E(apperr.Conflict, "You have answered this invitation already.")
+	}
+	if !s.clock.Now().Before(inv.ExpiresAt) {
+		return db.Invite{}, apperr.E(apperr.Conflict, "This invitation has expired.")
+	}
+	return inv, nil
+}
