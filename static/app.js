@@ -1,16 +1,34 @@
 // Page behaviour that htmx attributes do not cover. Loaded as a file: the
 // Content-Security-Policy allows no inline script.
+// The page's words in its language, from the body's data-msgs (the server
+// writes them; English when they are missing).
+window.ntMsgs = (function () {
+  var m = {};
+  try { m = JSON.parse(document.body.dataset.msgs || "{}"); } catch (e) { m = {}; }
+  var en = {
+    copied: "Copied", timeUp: "time is up", yourTurn: "(Your turn)", notifyTitle: "Your turn · No Thanks!",
+    notifyBody: "Game #{n} waits for you.", waitingOne: "{n} game waiting for you", waitingMany: "{n} games waiting for you",
+    noNotify: "This browser has no notifications.", allowed: "Allowed: you will be notified.",
+    blocked: "Blocked in this browser's site settings.", units: ["d", "h", "m", "s"], spaced: false
+  };
+  Object.keys(en).forEach(function (k) { if (!(k in m)) m[k] = en[k]; });
+  // fill puts a number where a message has "{n}".
+  m.fill = function (text, n) { return text.replace("{n}", String(n)); };
+  return m;
+})();
+
 (function () {
   "use strict";
+  var msgs = window.ntMsgs;
 
   // Count down every element with data-deadline (an RFC 3339 time).
   function tick() {
-    var now = Date.now();
+    var now = Date.now(), u = msgs.units, sp = msgs.spaced ? " " : "";
     document.querySelectorAll("[data-deadline]").forEach(function (el) {
       var left = Math.max(0, Math.floor((Date.parse(el.dataset.deadline) - now) / 1000));
       var d = Math.floor(left / 86400), h = Math.floor(left % 86400 / 3600), m = Math.floor(left % 3600 / 60), s = left % 60;
-      var text = d > 0 ? d + "d " + h + "h" : h > 0 ? h + "h " + m + "m" : m + ":" + String(s).padStart(2, "0");
-      el.textContent = left === 0 ? "time is up" : text;
+      var text = d > 0 ? d + sp + u[0] + " " + h + sp + u[1] : h > 0 ? h + sp + u[1] + " " + m + sp + u[2] : m + ":" + String(s).padStart(2, "0");
+      el.textContent = left === 0 ? msgs.timeUp : text;
     });
   }
   setInterval(tick, 1000);
@@ -23,7 +41,7 @@
     if (!btn || !navigator.clipboard) return;
     navigator.clipboard.writeText(btn.dataset.copy).then(function () {
       var was = btn.textContent;
-      btn.textContent = "Copied";
+      btn.textContent = msgs.copied;
       setTimeout(function () { btn.textContent = was; }, 1500);
     });
   });
@@ -61,7 +79,8 @@
   "use strict";
   var body = document.body, url = body && body.dataset.turns;
   var last = null;
-  var PREFIX = "(Your turn) ";
+  var msgs = window.ntMsgs;
+  var PREFIX = msgs.yourTurn + " ";
 
   function setTitle(n) {
     var t = document.title.indexOf(PREFIX) === 0 ? document.title.slice(PREFIX.length) : document.title;
@@ -74,7 +93,7 @@
   function setBadge(n) {
     var badge = document.getElementById("nav-my-turn"), words = document.getElementById("nav-my-turn-words");
     if (badge) { badge.textContent = String(n); badge.hidden = n === 0; }
-    if (words) words.textContent = n === 0 ? "" : ", " + n + (n === 1 ? " game" : " games") + " waiting for you";
+    if (words) words.textContent = n === 0 ? "" : ", " + msgs.fill(n === 1 ? msgs.waitingOne : msgs.waitingMany, n);
   }
   function beep() {
     var AC = window.AudioContext || window.webkitAudioContext;
@@ -93,7 +112,7 @@
     if (!("Notification" in window) || Notification.permission !== "granted" || !document.hidden) return;
     var fresh = games.filter(function (g) { return before.indexOf(g) < 0; });
     if (fresh.length === 0) return;
-    var n = new Notification("Your turn · No Thanks!", { body: "Game #" + fresh[0] + " waits for you.", tag: "nt-turn-" + fresh[0] });
+    var n = new Notification(msgs.notifyTitle, { body: msgs.fill(msgs.notifyBody, fresh[0]), tag: "nt-turn-" + fresh[0] });
     n.onclick = function () { window.focus(); location.href = "/games/" + fresh[0]; };
   }
   function apply(u) {
@@ -133,8 +152,8 @@
   function showState(el) {
     var state = document.querySelector("[data-notify-state]");
     if (!state) return;
-    if (!("Notification" in window)) { state.textContent = "This browser has no notifications."; el.disabled = true; return; }
-    state.textContent = { granted: "Allowed: you will be notified.", denied: "Blocked in this browser's site settings.", "default": "" }[Notification.permission] || "";
+    if (!("Notification" in window)) { state.textContent = msgs.noNotify; el.disabled = true; return; }
+    state.textContent = { granted: msgs.allowed, denied: msgs.blocked, "default": "" }[Notification.permission] || "";
   }
   document.addEventListener("DOMContentLoaded", function () {
     var el = document.querySelector("[data-notify-permission]");

@@ -7,7 +7,6 @@ import (
 	"context"
 	crand "crypto/rand"
 	"errors"
-	"fmt"
 	"net/mail"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"nothanks/internal/apperr"
 	"nothanks/internal/clock"
 	"nothanks/internal/db"
+	"nothanks/internal/i18n"
 )
 
 // Store is what the service needs of the database.
@@ -30,6 +30,7 @@ type Store interface {
 	ResendPendingEmail(ctx context.Context, id int64, since, now time.Time) (bool, error)
 	CancelPendingEmail(ctx context.Context, id int64) error
 	SetTurnSound(ctx context.Context, id int64, on bool) error
+	SetLanguage(ctx context.Context, id int64, lang string) error
 	CreateGuest(ctx context.Context, username, placeholder string, now time.Time) (db.User, error)
 	ConvertGuest(ctx context.Context, id int64, username, email, hash string) (db.User, error)
 	DeleteGuestsBefore(ctx context.Context, before time.Time) (int64, error)
@@ -106,16 +107,16 @@ func (in RegisterInput) Validate() apperr.FieldErrors {
 
 func checkUsername(name string) string {
 	if strings.HasPrefix(strings.ToLower(name), "guest-") {
-		return `Names starting with "Guest-" are kept for guests.`
+		return i18n.M("Names starting with “Guest-” are kept for guests.")
 	}
 	n := utf8.RuneCountInString(name)
 	if n < MinUsername || n > MaxUsername {
-		return fmt.Sprintf("A username has %d to %d characters.", MinUsername, MaxUsername)
+		return i18n.M("A username has 3 to 20 characters.") // MinUsername, MaxUsername
 	}
 	for i, r := range name {
 		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || (i > 0 && (r == '_' || r == '-'))
 		if !ok {
-			return "Use letters, digits, _ and - only, starting with a letter or digit."
+			return i18n.M("Use letters, digits, _ and - only, starting with a letter or digit.")
 		}
 	}
 	return ""
@@ -123,21 +124,21 @@ func checkUsername(name string) string {
 
 func checkEmail(email string) string {
 	if email == "" {
-		return "Enter your email address."
+		return i18n.M("Enter your email address.")
 	}
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email || len(email) > MaxEmailLength || !strings.Contains(email[strings.LastIndex(email, "@")+1:], ".") {
-		return "That does not look like an email address (name@example.com)."
+		return i18n.M("That does not look like an email address (name@example.com).")
 	}
 	return ""
 }
 
 func checkPassword(pw string) string {
 	if utf8.RuneCountInString(pw) < MinPassword {
-		return fmt.Sprintf("A password has at least %d characters.", MinPassword)
+		return i18n.M("A password has at least 8 characters.") // MinPassword
 	}
 	if len(pw) > MaxPassword {
-		return fmt.Sprintf("A password has at most %d bytes.", MaxPassword)
+		return i18n.M("A password has at most 1024 bytes.") // MaxPassword
 	}
 	return ""
 }
@@ -163,6 +164,11 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (db.User, erro
 		return db.User{}, fields.Err()
 	case err != nil:
 		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not create the account")
+	}
+	// The account reads the site, and gets its mail, in the language it
+	// registered in until its owner chooses another.
+	if err := s.store.SetLanguage(ctx, u.ID, string(i18n.From(ctx))); err == nil {
+		u.Lang = string(i18n.From(ctx))
 	}
 	// The account stands even if this fails: settings offer to send it again.
 	_ = s.SendVerification(ctx, u.ID)
@@ -439,6 +445,18 @@ func newPasswordHash(f apperr.FieldErrors, password, confirm string) (string, er
 // SetTurnSound turns the short sound of a turn coming on or off.
 func (s *Service) SetTurnSound(ctx context.Context, userID int64, on bool) error {
 	if err := s.store.SetTurnSound(ctx, userID, on); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not save the setting")
+	}
+	return nil
+}
+
+// SetLanguage saves the language a person reads the site and their mail in.
+func (s *Service) SetLanguage(ctx context.Context, userID int64, lang string) error {
+	l, ok := i18n.Parse(lang)
+	if !ok {
+		return apperr.E(apperr.Invalid, "Choose English, Spanish or Italian.")
+	}
+	if err := s.store.SetLanguage(ctx, userID, string(l)); err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not save the setting")
 	}
 	return nil

@@ -44,13 +44,9 @@ func ipKey(ip string) string       { return "ip:" + ip }
 func reauthKey(id int64) string    { return fmt.Sprintf("reauth:%d", id) }
 
 // waitMinutes is a lock's remaining time in whole minutes, rounded up.
-func waitMinutes(wait time.Duration) (int, string) {
+func waitMinutes(wait time.Duration) int {
 	// Postgres keeps microseconds, so the wait may be a hair over whole minutes.
-	minutes := max(int(math.Ceil(wait.Round(time.Second).Minutes())), 1)
-	if minutes == 1 {
-		return minutes, "minute"
-	}
-	return minutes, "minutes"
+	return max(int(math.Ceil(wait.Round(time.Second).Minutes())), 1)
 }
 
 // countAttempt counts an attempt against key; past limit it counts nothing
@@ -78,23 +74,26 @@ func (s *Service) uncount(ctx context.Context, a db.Attempt) {
 }
 
 func loginThrottled(wait time.Duration) error {
-	n, unit := waitMinutes(wait)
-	return apperr.E(apperr.TooMany, "Too many failed log-ins. Try again in %d %s.", n, unit)
+	if n := waitMinutes(wait); n > 1 {
+		return apperr.E(apperr.TooMany, "Too many failed log-ins. Try again in %d minutes.", n)
+	}
+	return apperr.E(apperr.TooMany, "Too many failed log-ins. Try again in a minute.")
 }
 
 func reauthThrottled(wait time.Duration) error {
-	n, unit := waitMinutes(wait)
-	return apperr.E(apperr.TooMany, "Too many wrong passwords. Try again in %d %s.", n, unit)
+	if n := waitMinutes(wait); n > 1 {
+		return apperr.E(apperr.TooMany, "Too many wrong passwords. Try again in %d minutes.", n)
+	}
+	return apperr.E(apperr.TooMany, "Too many wrong passwords. Try again in a minute.")
 }
 
 func reauthExhausted(wait time.Duration) error {
-	n, unit := waitMinutes(wait)
-	return &apperr.Error{
-		Code: apperr.TooMany,
-		Message: fmt.Sprintf("You were logged out after too many wrong passwords on the settings page. "+
-			"Log in again; the settings take your password again in %d %s.", n, unit),
-		Err: ErrReauthExhausted,
+	e := apperr.E(apperr.TooMany, "You were logged out after too many wrong passwords on the settings page. Log in again; the settings take your password again in a minute.")
+	if n := waitMinutes(wait); n > 1 {
+		e = apperr.E(apperr.TooMany, "You were logged out after too many wrong passwords on the settings page. Log in again; the settings take your password again in %d minutes.", n)
 	}
+	e.Err = ErrReauthExhausted
+	return e
 }
 
 // checkCurrentPassword checks the password a settings form asks for,

@@ -30,6 +30,11 @@ type Error struct {
 	Fields map[string]string
 	// Err is the underlying cause, if any (logged, not shown).
 	Err error
+	// Format and Args are Message before it was filled in, for the
+	// handlers to translate the format and fill it in the reader's
+	// language.
+	Format string
+	Args   []any
 }
 
 func (e *Error) Error() string {
@@ -43,12 +48,12 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // E makes an error with a code and message.
 func E(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // Wrap makes an error with a code and message around a cause.
 func Wrap(err error, code Code, msg string) *Error {
-	return &Error{Code: code, Message: msg, Err: err}
+	return &Error{Code: code, Message: msg, Err: err, Format: msg}
 }
 
 // FieldErrors collects what is wrong with each field of a form.
@@ -84,7 +89,39 @@ func MessageOf(err error) string {
 	if errors.As(err, &e) && e.Code != Internal {
 		return e.Message
 	}
-	return "Something went wrong on our side. Please try again."
+	return InternalMessage
+}
+
+// InternalMessage is what the user reads of an Internal error.
+const InternalMessage = "Something went wrong on our side. Please try again."
+
+// Translator translates a printf format and fills it in (the i18n package
+// provides one per language).
+type Translator func(format string, args ...any) string
+
+// MessageIn returns the user-facing message of err through tr.
+func MessageIn(err error, tr Translator) string {
+	var e *Error
+	if errors.As(err, &e) && e.Code != Internal {
+		if e.Format == "" {
+			return tr(e.Message)
+		}
+		return tr(e.Format, e.Args...)
+	}
+	return tr(InternalMessage)
+}
+
+// FieldsIn returns the field errors of err, each message through tr.
+func FieldsIn(err error, tr Translator) map[string]string {
+	f := FieldsOf(err)
+	if f == nil {
+		return nil
+	}
+	out := make(map[string]string, len(f))
+	for k, v := range f {
+		out[k] = tr(v)
+	}
+	return out
 }
 
 // FieldsOf returns the field errors of err, if any.

@@ -180,6 +180,8 @@ type Recipient struct {
 	PendingEmail    *string    `db:"pending_email"`
 	PasswordHash    string     `db:"password_hash"`
 	VacationUntil   *time.Time `db:"vacation_until"`
+	// Lang is the language their mail is written in ("" for English).
+	Lang string `db:"lang"`
 	MailSettings
 }
 
@@ -187,7 +189,7 @@ type Recipient struct {
 func (s *Store) Recipient(ctx context.Context, userID int64) (Recipient, error) {
 	var r Recipient
 	err := get(ctx, s.DB, &r, `
-		SELECT id, username, email, email_verified_at, pending_email, password_hash, vacation_until, time_zone, mail_your_turn,
+		SELECT id, username, email, email_verified_at, pending_email, password_hash, vacation_until, lang, time_zone, mail_your_turn,
 			mail_reminder, mail_game_over, mail_timed_out, turn_digest, digest_hour
 		FROM users WHERE id = $1`, userID)
 	if err != nil {

@@ -24,6 +24,8 @@ type User struct {
 	TurnSound bool `db:"turn_sound"`
 	// Guest: made for "Play a bot game now"; no address, no password.
 	Guest bool `db:"guest"`
+	// Lang is the language they chose ("en", "es", "it"), "" for none yet.
+	Lang string `db:"lang"`
 }
 
 // Errors of CreateUser and UpdateEmail when a unique value is taken.
@@ -32,7 +34,7 @@ var (
 	ErrEmailTaken    = errors.New("db: email taken")
 )
 
-const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound, guest`
+const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound, guest, lang`
 
 // CreateUser inserts a user; a name or email taken (ignoring case) gives
 // ErrUsernameTaken or ErrEmailTaken.
@@ -169,6 +171,11 @@ func (s *Store) UpdateEmail(ctx context.Context, id int64, email string) error {
 // SetTurnSound turns the sound of a turn coming on or off.
 func (s *Store) SetTurnSound(ctx context.Context, id int64, on bool) error {
 	return exec(ctx, s.DB, "set turn sound", `UPDATE users SET turn_sound = $2 WHERE id = $1`, id, on)
+}
+
+// SetLanguage saves the language a user reads the site and mail in.
+func (s *Store) SetLanguage(ctx context.Context, id int64, lang string) error {
+	return exec(ctx, s.DB, "set language", `UPDATE users SET lang = $2 WHERE id = $1`, id, lang)
 }
 
 // CreateGuest makes a guest account: a made-up name and a placeholder

@@ -27,6 +27,7 @@ import (
 	"nothanks/internal/db"
 	"nothanks/internal/engine"
 	"nothanks/internal/engine/bot"
+	"nothanks/internal/i18n"
 )
 
 // Service is the play use cases.
@@ -92,7 +93,7 @@ func (in CreateInput) Validate() apperr.FieldErrors {
 			if field == "" {
 				field = oe.Field
 			}
-			f.Add(field, upperFirst(oe.Msg)+".")
+			f.Add(field, optionsProblem(in.Options(), oe))
 		}
 	}
 	switch in.Pace {
@@ -111,6 +112,24 @@ func (in CreateInput) Validate() apperr.FieldErrors {
 		f.Add("private", "Ranked games are public.")
 	}
 	return f
+}
+
+// optionsProblem says what is wrong with the options in a sentence of the
+// catalogue (the engine's own words are for logs and tests).
+func optionsProblem(o engine.Options, oe *engine.OptionsError) string {
+	switch {
+	case oe.Field == "players":
+		return i18n.M("A game has 3 to 7 players.")
+	case oe.Field == "rounds":
+		return i18n.M("A game has 1 to 10 rounds.")
+	case !slices.Contains(engine.Variants, o.Variant):
+		return i18n.M("Choose one of the variants in the list.")
+	case o.Variant != engine.Standard && o.Players > 5:
+		return i18n.M("This variant is for 3 to 5 players.")
+	case oe.Field == "variant":
+		return i18n.M("That many players need more tokens than the box holds.")
+	}
+	return upperFirst(oe.Msg) + "."
 }
 
 func upperFirst(s string) string {
@@ -434,8 +453,16 @@ func actionError(err error) error {
 		return apperr.E(apperr.Conflict, "The game is over.")
 	case engine.ErrNoTokens:
 		return apperr.E(apperr.Invalid, "You have no Pass tokens left, so you must take the card.")
+	case engine.ErrUnknownSeat:
+		return apperr.E(apperr.Invalid, "There is no such seat at this table.")
+	case engine.ErrUnknownAction:
+		return apperr.E(apperr.Invalid, "That is not a move in this game.")
+	case engine.ErrNoTiger:
+		return apperr.E(apperr.Invalid, "This game is played without the Hidden Tiger.")
+	case engine.ErrTigerPlayed:
+		return apperr.E(apperr.Invalid, "You have already laid your Tiger this round.")
 	}
-	return apperr.E(apperr.Invalid, "%s.", upperFirst(re.Msg))
+	return apperr.E(apperr.Invalid, "That move is not allowed.")
 }
 
 // ErrStale is the answer to an action on a version of the table that is no

@@ -49,7 +49,7 @@ func (s *Service) StartVacation(ctx context.Context, userID int64, days int) err
 		}
 		now := s.clock.Now()
 		if v.Until != nil && v.Until.After(now) {
-			return apperr.E(apperr.Conflict, "You are on vacation already until %s.", v.Until.UTC().Format("2 Jan 15:04 MST"))
+			return apperr.E(apperr.Conflict, "You are on vacation already until %s.", v.Until.UTC().Format("2006-01-02 15:04 MST"))
 		}
 		used := balance(v, now)
 		if days < 1 || days > VacationDays-used {

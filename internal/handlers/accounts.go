@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -19,7 +18,7 @@ func (s *Server) registerForm(c echo.Context) error {
 	if u := currentUser(c); u != nil && !u.Guest {
 		return redirect(c, "/")
 	}
-	return render(c, http.StatusOK, views.RegisterPage(s.page(c, "Register"), views.Form{}))
+	return render(c, http.StatusOK, views.RegisterPage(s.page(c, tr(c, "Register")), views.Form{}))
 }
 
 func (s *Server) register(c echo.Context) error {
@@ -38,13 +37,13 @@ func (s *Server) register(c echo.Context) error {
 		if code := apperr.CodeOf(err); code == apperr.Internal {
 			return err
 		}
-		f := formOf(map[string]string{"username": in.Username, "email": in.Email}, err)
-		return render(c, statusOf(apperr.CodeOf(err)), views.RegisterPage(s.page(c, "Register"), f))
+		f := formOf(c, map[string]string{"username": in.Username, "email": in.Email}, err)
+		return render(c, statusOf(apperr.CodeOf(err)), views.RegisterPage(s.page(c, tr(c, "Register")), f))
 	}
 	if err := s.startSession(c, u); err != nil {
 		return err
 	}
-	s.setFlash(c, "ok", fmt.Sprintf("Welcome, %s! Your account is ready.", u.Username))
+	s.setFlash(c, "ok", tr(c, "Welcome, {{.Name}}! Your account is ready.", "Name", u.Username))
 	return redirect(c, "/")
 }
 
@@ -53,7 +52,7 @@ func (s *Server) loginForm(c echo.Context) error {
 	if currentUser(c) != nil {
 		return redirect(c, next)
 	}
-	return render(c, http.StatusOK, views.LoginPage(s.page(c, "Log in"), views.Form{}, next))
+	return render(c, http.StatusOK, views.LoginPage(s.page(c, tr(c, "Log in")), views.Form{}, next))
 }
 
 func (s *Server) login(c echo.Context) error {
@@ -67,8 +66,8 @@ func (s *Server) login(c echo.Context) error {
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
 		}
-		f := views.Form{Values: map[string]string{"login": in.Login}, Error: apperr.MessageOf(err)}
-		return render(c, statusOf(apperr.CodeOf(err)), views.LoginPage(s.page(c, "Log in"), f, next))
+		f := views.Form{Values: map[string]string{"login": in.Login}, Error: messageOf(c.Request().Context(), err)}
+		return render(c, statusOf(apperr.CodeOf(err)), views.LoginPage(s.page(c, tr(c, "Log in")), f, next))
 	}
 	if err := s.startSession(c, u); err != nil {
 		return err
@@ -172,7 +171,7 @@ func (s *Server) changePassword(c echo.Context) error {
 	ctx := c.Request().Context()
 	if err := s.accounts.ChangePassword(ctx, u.ID, in); err != nil {
 		if errors.Is(err, accounts.ErrReauthExhausted) {
-			return s.endSession(c, apperr.MessageOf(err))
+			return s.endSession(c, messageOf(c.Request().Context(), err))
 		}
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
@@ -181,16 +180,16 @@ func (s *Server) changePassword(c echo.Context) error {
 		if verr != nil {
 			return verr
 		}
-		v.Password = formOf(nil, err)
+		v.Password = formOf(c, nil, err)
 		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
 	}
-	msg := "Your password is changed."
+	msg := tr(c, "Your password is changed.")
 	if in.EndOtherSessions {
 		n, err := s.accounts.EndOtherSessions(ctx, u.ID, s.sessionHash(c))
 		if err != nil {
 			return err
 		}
-		msg += fmt.Sprintf(" %d other sessions were logged out.", n)
+		msg = trn(c, "Your password is changed. {{.Count}} other session was logged out.", "Your password is changed. {{.Count}} other sessions were logged out.", int(n))
 	}
 	s.setFlash(c, "ok", msg)
 	return redirect(c, "/settings")
@@ -205,7 +204,7 @@ func (s *Server) changeEmail(c echo.Context) error {
 	pending, err := s.accounts.ChangeEmail(c.Request().Context(), u.ID, in)
 	if err != nil {
 		if errors.Is(err, accounts.ErrReauthExhausted) {
-			return s.endSession(c, apperr.MessageOf(err))
+			return s.endSession(c, messageOf(c.Request().Context(), err))
 		}
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
@@ -214,13 +213,13 @@ func (s *Server) changeEmail(c echo.Context) error {
 		if verr != nil {
 			return verr
 		}
-		v.EmailForm = formOf(map[string]string{"email": in.Email}, err)
+		v.EmailForm = formOf(c, map[string]string{"email": in.Email}, err)
 		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
 	}
 	if pending {
-		s.setFlash(c, "ok", "A confirmation link is on its way to "+strings.TrimSpace(in.Email)+". Your address stays "+u.Email+" until you press it.")
+		s.setFlash(c, "ok", tr(c, "A confirmation link is on its way to {{.New}}. Your address stays {{.Old}} until you press it.", "New", strings.TrimSpace(in.Email), "Old", u.Email))
 	} else {
-		s.setFlash(c, "ok", "Your email address is changed. A confirmation link is on its way to it.")
+		s.setFlash(c, "ok", tr(c, "Your email address is changed. A confirmation link is on its way to it."))
 	}
 	return redirect(c, "/settings#email")
 }
@@ -231,9 +230,9 @@ func (s *Server) saveTurnAlerts(c echo.Context) error {
 		return err
 	}
 	if on {
-		s.setFlash(c, "ok", "A short sound will play when a game comes to you.")
+		s.setFlash(c, "ok", tr(c, "A short sound will play when a game comes to you."))
 	} else {
-		s.setFlash(c, "ok", "No sound will play when a game comes to you.")
+		s.setFlash(c, "ok", tr(c, "No sound will play when a game comes to you."))
 	}
 	return redirect(c, "/settings#alerts")
 }
@@ -242,7 +241,7 @@ func (s *Server) resendEmailChange(c echo.Context) error {
 	if err := s.accounts.ResendPendingEmail(c.Request().Context(), currentUser(c).ID); err != nil {
 		return err
 	}
-	s.setFlash(c, "ok", "The confirmation link is on its way again.")
+	s.setFlash(c, "ok", tr(c, "The confirmation link is on its way again."))
 	return redirect(c, "/settings#email")
 }
 
@@ -251,7 +250,7 @@ func (s *Server) cancelEmailChange(c echo.Context) error {
 	if err := s.accounts.CancelPendingEmail(c.Request().Context(), u.ID); err != nil {
 		return err
 	}
-	s.setFlash(c, "ok", "The change is cancelled. Your address stays "+u.Email+".")
+	s.setFlash(c, "ok", tr(c, "The change is cancelled. Your address stays {{.Email}}.", "Email", u.Email))
 	return redirect(c, "/settings#email")
 }
 

@@ -233,7 +233,7 @@ func TestChangePasswordEndsOtherSessions(t *testing.T) {
 	if res.Status != http.StatusSeeOther {
 		t.Fatalf("change: %d %s", res.Status, res.Body)
 	}
-	if got := a.Follow(res).TestID("flash"); !strings.Contains(got, "1 other sessions were logged out") {
+	if got := a.Follow(res).TestID("flash"); !strings.Contains(got, "1 other session was logged out") {
 		t.Errorf("flash = %q", got)
 	}
 	if b.Get("/").Has("nav-user") {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"nothanks/internal/analysis"
 	"nothanks/internal/engine"
+	"nothanks/internal/i18n"
 	"nothanks/internal/views"
 )
 
@@ -83,48 +85,52 @@ func (s *Server) analysisView(c echo.Context, gameID int64, step int) *views.Ana
 	}
 	for _, d := range rep.Decisions {
 		if d.Mark != "" {
-			v.Moments = append(v.Moments, views.Moment{Step: d.Move + 1, Mark: d.Mark, Text: decisionText(d, name(d.Seat))})
+			v.Moments = append(v.Moments, views.Moment{Step: d.Move + 1, Mark: d.Mark, Text: decisionText(c.Request().Context(), d, name(d.Seat))})
 		}
 		if d.Move == step-1 {
-			dv := decisionView(d, name(d.Seat))
+			dv := decisionView(c.Request().Context(), d, name(d.Seat))
 			v.Current = &dv
 			if deep, err := s.reviews.DeepOf(c.Request().Context(), gameID, d.Move); err == nil && deep != nil {
-				dd := decisionView(*deep, name(d.Seat))
+				dd := decisionView(c.Request().Context(), *deep, name(d.Seat))
 				v.Deep = &dd
 			}
 		}
 	}
-	v.Chart = views.NewScoreChart(rep.Curve, res.Names)
+	v.Chart = views.NewScoreChart(c.Request().Context(), rep.Curve, res.Names)
 	return v
 }
 
 // decisionText says a marked decision in a line.
-func decisionText(d analysis.Decision, name string) string {
-	return fmt.Sprintf("%s %s — %s (%.0f%% of a win)", name, moveWords(d.Chosen, d.Card, d.Pot), d.Mark, 100*d.Loss)
+func decisionText(ctx context.Context, d analysis.Decision, name string) string {
+	return i18n.T(ctx, "{{.Name}} {{.Move}} — {{.Mark}} ({{.Loss}} of a win)", "Name", name, "Move", moveWords(ctx, d.Chosen, d.Card, d.Pot), "Mark", d.Mark, "Loss", pct(d.Loss))
 }
 
 // moveWords says a decision: "took 32 with no tokens", "said No thanks! to
 // 18 (2 tokens on it)".
-func moveWords(k engine.ActionKind, card, pot int) string {
+func moveWords(ctx context.Context, k engine.ActionKind, card, pot int) string {
 	if k == engine.Pass {
-		return fmt.Sprintf("said No thanks! to %d (%s on it)", card, tokensOn(pot))
+		return i18n.T(ctx, "said No thanks! to {{.Card}} ({{.Tokens}} on it)", "Card", card, "Tokens", views.TokensOn(ctx, pot))
 	}
-	return fmt.Sprintf("took %d with %s", card, tokensOn(pot))
+	return i18n.T(ctx, "took {{.Card}} with {{.Tokens}}", "Card", card, "Tokens", views.TokensOn(ctx, pot))
 }
 
-func actionWords(k engine.ActionKind) string {
-	if k == engine.Pass {
-		return "No thanks!"
+// betterWords says which choice was better, by how much.
+func betterWords(ctx context.Context, best engine.ActionKind, loss float64) string {
+	if best == engine.Pass {
+		return i18n.T(ctx, "No thanks! was better, by about {{.Loss}} of a win.", "Loss", pct(loss))
 	}
-	return "Taking"
+	return i18n.T(ctx, "Taking was better, by about {{.Loss}} of a win.", "Loss", pct(loss))
 }
 
-func decisionView(d analysis.Decision, name string) views.DecisionView {
+func decisionView(ctx context.Context, d analysis.Decision, name string) views.DecisionView {
 	v := views.DecisionView{
-		Move: d.Move, Name: name, Chosen: moveWords(d.Chosen, d.Card, d.Pot), Best: actionWords(d.Best), Mark: d.Mark,
+		Move: d.Move, Name: name, Chosen: moveWords(ctx, d.Chosen, d.Card, d.Pot), Mark: d.Mark,
 		Card: d.Card, Pot: d.Pot, TakeWin: pct(d.Take.Win), PassWin: pct(d.Pass.Win),
 		TakeSE: pct(d.Take.WinSE), PassSE: pct(d.Pass.WinSE), Loss: pct(d.Loss), Playouts: d.Playouts,
 		Good: d.Loss == 0,
+	}
+	if d.Mark != "" {
+		v.Better = betterWords(ctx, d.Best, d.Loss)
 	}
 	return v
 }

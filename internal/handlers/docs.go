@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"net/http"
-	"regexp"
 	"sync"
 
 	"github.com/labstack/echo/v4"
@@ -12,22 +11,24 @@ import (
 	"github.com/yuin/goldmark/parser"
 
 	"nothanks/docs"
+	"nothanks/internal/i18n"
 	"nothanks/internal/views"
 )
 
 // docList names the documents served to visitors, in the order the pages
 // list them.
 var docList = []views.Choice{
-	{Value: "rules", Label: "The rules as implemented"},
-	{Value: "api", Label: "The JSON API"},
-	{Value: "record", Label: "Game records"},
-	{Value: "correspondence", Label: "Correspondence and mail"},
-	{Value: "ranked", Label: "Ranked play"},
-	{Value: "bots", Label: "Bots"},
-	{Value: "analysis", Label: "Post-game analysis"},
-	{Value: "playing-again", Label: "Playing again"},
-	{Value: "guests", Label: "Playing as a guest"},
-	{Value: "invites", Label: "Inviting players by name"},
+	{Value: "rules", Label: i18n.M("The rules as implemented")},
+	{Value: "api", Label: i18n.M("The JSON API")},
+	{Value: "record", Label: i18n.M("Game records")},
+	{Value: "correspondence", Label: i18n.M("Correspondence and mail")},
+	{Value: "ranked", Label: i18n.M("Ranked play")},
+	{Value: "bots", Label: i18n.M("Bots")},
+	{Value: "analysis", Label: i18n.M("Post-game analysis")},
+	{Value: "playing-again", Label: i18n.M("Playing again")},
+	{Value: "guests", Label: i18n.M("Playing as a guest")},
+	{Value: "invites", Label: i18n.M("Inviting players by name")},
+	{Value: "translating", Label: i18n.M("Languages and translating")},
 }
 
 // markdown renders the documents: GitHub-flavoured tables, heading ids for
@@ -42,8 +43,6 @@ var markdown = goldmark.New(
 // never change while the process runs.
 var renderedDocs sync.Map
 
-var firstHeading = regexp.MustCompile(`(?m)^# (.+)$`)
-
 // doc serves one of the Markdown documents as a page of the site.
 func (s *Server) doc(c echo.Context) error {
 	name := c.Param("name")
@@ -53,7 +52,7 @@ func (s *Server) doc(c echo.Context) error {
 		if d.Value == name {
 			found = true
 		} else {
-			others = append(others, d)
+			others = append(others, views.Choice{Value: d.Value, Label: tr(c, d.Label)})
 		}
 	}
 	if !found {
@@ -72,9 +71,12 @@ func (s *Server) doc(c echo.Context) error {
 		html = buf.String()
 		renderedDocs.Store(name, html)
 	}
+	// The document is in English; its title in the list is translated.
 	title := name
-	if m := firstHeading.FindSubmatch(src); m != nil {
-		title = string(m[1])
+	for _, d := range docList {
+		if d.Value == name {
+			title = tr(c, d.Label)
+		}
 	}
 	return render(c, http.StatusOK, views.DocPage(s.page(c, title), html.(string), others))
 }

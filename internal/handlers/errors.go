@@ -11,6 +11,7 @@ import (
 
 	"nothanks/internal/apperr"
 	"nothanks/internal/db"
+	"nothanks/internal/i18n"
 	"nothanks/internal/views"
 )
 
@@ -20,7 +21,7 @@ import (
 const codeUnavailable apperr.Code = "unavailable"
 
 // msgUnavailable is what a user reads when the site is overloaded.
-const msgUnavailable = "The site is very busy just now. Please try again in a few seconds."
+var msgUnavailable = i18n.M("The site is very busy just now. Please try again in a few seconds.")
 
 // overloaded reports whether err means the server could not serve in time,
 // not that the request or the code was wrong: every request slot busy, the
@@ -74,12 +75,15 @@ func (s *Server) problem(c echo.Context, err error) (int, apperr.Code, string) {
 	switch {
 	case overloaded(err):
 		s.log.Warn("overloaded", "err", err, "path", c.Request().URL.Path)
-		return http.StatusServiceUnavailable, codeUnavailable, msgUnavailable
+		return http.StatusServiceUnavailable, codeUnavailable, tr(c, msgUnavailable)
 	case errors.As(err, &he):
 		msg := http.StatusText(he.Code)
 		if m, ok := he.Message.(string); ok && he.Code < 500 {
 			msg = humanize(m)
 		}
+		// Echo's own texts, and ours given as HTTPErrors, are catalogue
+		// messages.
+		msg = i18n.Sprintf(c.Request().Context(), msg)
 		if he.Code >= 500 {
 			s.log.Error("http error", "err", err, "path", c.Request().URL.Path)
 		}
@@ -89,22 +93,22 @@ func (s *Server) problem(c echo.Context, err error) (int, apperr.Code, string) {
 	if code == apperr.Internal {
 		s.log.Error("internal error", "err", err, "path", c.Request().URL.Path)
 	}
-	return statusOf(code), code, apperr.MessageOf(err)
+	return statusOf(code), code, messageOf(c.Request().Context(), err)
 }
 
 // humanize gives echo's terse messages a sentence's shape.
 func humanize(m string) string {
 	switch {
 	case strings.Contains(m, "csrf"), strings.Contains(m, "CSRF"):
-		return "This form expired or came from another site. Reload the page and try again."
+		return i18n.M("This form expired or came from another site. Reload the page and try again.")
 	case m == "Request Entity Too Large":
-		return "That was more than the server accepts at once."
+		return i18n.M("That was more than the server accepts at once.")
 	case m == "Not Found":
-		return "There is nothing at this address."
+		return i18n.M("There is nothing at this address.")
 	case m == "Method Not Allowed":
-		return "That address does not take this kind of request."
+		return i18n.M("That address does not take this kind of request.")
 	case m == "Request Timeout":
-		return "The request came in too slowly."
+		return i18n.M("The request came in too slowly.")
 	}
 	if m != "" {
 		m = strings.ToUpper(m[:1]) + m[1:]
@@ -137,7 +141,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		page = plainPage
 	}
 	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		_ = c.JSON(status, apiError{Error: apiErrorBody{Code: string(code), Message: msg, Fields: apperr.FieldsOf(err)}})
+		_ = c.JSON(status, apiError{Error: apiErrorBody{Code: string(code), Message: msg, Fields: fieldsOf(c.Request().Context(), err)}})
 		return
 	}
 	if isFragment(c) {
@@ -147,7 +151,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = render(c, status, views.FlashMessage(views.Flash{Kind: "error", Message: msg}))
 		return
 	}
-	if rerr := render(c, status, views.ErrorPage(page(c, views.ErrorTitle(status)), status, msg)); rerr != nil {
+	if rerr := render(c, status, views.ErrorPage(page(c, views.ErrorTitle(c.Request().Context(), status)), status, msg)); rerr != nil {
 		s.log.Error("render error page", "err", rerr)
 		_ = c.String(status, msg)
 	}
@@ -171,12 +175,12 @@ type apiErrorBody struct {
 
 // formMessage is the message above a form: the error's own message unless
 // the fields say it all.
-func formMessage(err error) string {
+func formMessage(ctx context.Context, err error) string {
 	if err == nil {
 		return ""
 	}
 	if len(apperr.FieldsOf(err)) > 0 {
-		return "Please correct the marked fields."
+		return i18n.T(ctx, "Please correct the marked fields.")
 	}
-	return apperr.MessageOf(err)
+	return messageOf(ctx, err)
 }

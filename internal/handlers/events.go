@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"nothanks/internal/games"
+	"nothanks/internal/i18n"
 	"nothanks/internal/turns"
 	"nothanks/internal/views"
 	"nothanks/internal/watch"
@@ -43,7 +44,7 @@ func (s *Server) gameEvents(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	sub, first, err := s.hub.Subscribe(ctx, id, watch.Viewer{UserID: viewerID(c), Code: c.QueryParam("code")})
+	sub, first, err := s.hub.Subscribe(ctx, id, watch.Viewer{UserID: viewerID(c), Code: c.QueryParam("code"), Lang: string(i18n.From(ctx))})
 	if errors.Is(err, watch.ErrClosed) {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "The server is restarting: the page checks for moves by itself meanwhile.")
 	}
@@ -240,6 +241,8 @@ func (w *responseWriter) Close() {}
 type streamRenderer struct{ s *Server }
 
 func (r streamRenderer) Board(ctx context.Context, st *games.State, k watch.Key) ([]byte, error) {
+	// The hub renders once per key, the key holds the viewer's language.
+	ctx = i18n.With(ctx, i18n.Or(k.Lang))
 	var buf bytes.Buffer
 	if err := views.Board(r.s.boardView(ctx, st, k)).Render(ctx, &buf); err != nil {
 		return nil, fmt.Errorf("render board: %w", err)
@@ -247,7 +250,8 @@ func (r streamRenderer) Board(ctx context.Context, st *games.State, k watch.Key)
 	return buf.Bytes(), nil
 }
 
-func (r streamRenderer) Watchers(ctx context.Context, n int, _ string) ([]byte, error) {
+func (r streamRenderer) Watchers(ctx context.Context, n int, lang string) ([]byte, error) {
+	ctx = i18n.With(ctx, i18n.Or(lang))
 	var buf bytes.Buffer
 	if err := views.WatcherCount(n).Render(ctx, &buf); err != nil {
 		return nil, fmt.Errorf("render watchers: %w", err)

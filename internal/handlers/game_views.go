@@ -13,41 +13,72 @@ import (
 	"nothanks/internal/engine"
 	"nothanks/internal/engine/bot"
 	"nothanks/internal/games"
+	"nothanks/internal/i18n"
 	"nothanks/internal/views"
 	"nothanks/internal/watch"
 )
 
 // summary puts a game's options in words.
-func summary(o engine.Options) string {
-	parts := []string{fmt.Sprintf("%d players", o.Players), views.Count(o.Rounds, "round"), o.Variant.Label()}
+func summary(ctx context.Context, o engine.Options) string {
+	parts := []string{i18n.N(ctx, "{{.Count}} player", "{{.Count}} players", o.Players), i18n.N(ctx, "{{.Count}} round", "{{.Count}} rounds", o.Rounds), variantLabel(ctx, o.Variant)}
 	if o.OpenTokens {
-		parts = append(parts, "open tokens")
+		parts = append(parts, i18n.T(ctx, "open tokens"))
 	}
 	if o.HiddenTiger {
-		parts = append(parts, "Hidden Tiger")
+		parts = append(parts, i18n.T(ctx, "Hidden Tiger"))
 	}
 	return strings.Join(parts, " · ")
 }
 
-// paceLabel puts a game's pace in words.
-func paceLabel(pace string, seconds int) string {
-	if pace == games.Correspondence {
-		return "Correspondence · " + durationLabel(seconds) + " a decision"
+// variantLabel names a variant in the reader's language.
+func variantLabel(ctx context.Context, v engine.Variant) string {
+	switch v {
+	case engine.Standard:
+		return i18n.T(ctx, "Standard")
+	case engine.Amigo:
+		return i18n.T(ctx, "Amigo (10, 20, 30 out)")
+	case engine.AmigoHigh:
+		return i18n.T(ctx, "Amigo, long runs (10, 19, 28 out)")
+	case engine.Tactical:
+		return i18n.T(ctx, "Tactical (10 tokens, 10, 20, 30 out)")
 	}
-	return "Live · " + durationLabel(seconds) + " a decision"
+	return v.Label()
 }
 
-func durationLabel(seconds int) string {
+// botLevelLabel names a bot level with what it does, for the menus.
+func botLevelLabel(ctx context.Context, l bot.Level) string {
+	switch l {
+	case bot.Random:
+		return i18n.T(ctx, "{{.Name}}: plays at random", "Name", l.Name())
+	case bot.Heuristic:
+		return i18n.T(ctx, "{{.Name}}: a simple rule", "Name", l.Name())
+	case bot.Strong:
+		return i18n.T(ctx, "{{.Name}}: searches each decision", "Name", l.Name())
+	case bot.Expert:
+		return i18n.T(ctx, "{{.Name}}: searches ten times longer (slower)", "Name", l.Name())
+	}
+	return l.Label()
+}
+
+// paceLabel puts a game's pace in words.
+func paceLabel(ctx context.Context, pace string, seconds int) string {
+	if pace == games.Correspondence {
+		return i18n.T(ctx, "Correspondence · {{.Time}} a decision", "Time", durationLabel(ctx, seconds))
+	}
+	return i18n.T(ctx, "Live · {{.Time}} a decision", "Time", durationLabel(ctx, seconds))
+}
+
+func durationLabel(ctx context.Context, seconds int) string {
 	d := time.Duration(seconds) * time.Second
 	switch {
 	case d >= 24*time.Hour && d%(24*time.Hour) == 0:
-		return views.Count(int(d/(24*time.Hour)), "day")
+		return i18n.N(ctx, "{{.Count}} day", "{{.Count}} days", int(d/(24*time.Hour)))
 	case d >= time.Hour && d%time.Hour == 0:
-		return views.Count(int(d/time.Hour), "hour")
+		return i18n.N(ctx, "{{.Count}} hour", "{{.Count}} hours", int(d/time.Hour))
 	case d >= time.Minute && d%time.Minute == 0:
-		return views.Count(int(d/time.Minute), "minute")
+		return i18n.N(ctx, "{{.Count}} minute", "{{.Count}} minutes", int(d/time.Minute))
 	}
-	return fmt.Sprintf("%d seconds", seconds)
+	return i18n.N(ctx, "{{.Count}} second", "{{.Count}} seconds", seconds)
 }
 
 // boardView builds the board's view model of one view of a game (watch.Key:
@@ -58,14 +89,14 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 	t := st.TableFor(k.Seat, k.Seat != engine.Spectator || k.Role >= watch.Seated)
 	g := t.Game
 	v := views.TableView{
-		GameID: g.ID, Version: g.Version, Status: g.Status, Summary: summary(t.Options),
-		Pace: paceLabel(g.Pace, g.TurnSeconds), Public: g.Public, Ranked: g.Ranked, MyTokens: -1,
+		GameID: g.ID, Version: g.Version, Status: g.Status, Summary: summary(ctx, t.Options),
+		Pace: paceLabel(ctx, g.Pace, g.TurnSeconds), Public: g.Public, Ranked: g.Ranked, MyTokens: -1,
 	}
 	if k.Code != "" {
 		v.Query = "?code=" + url.QueryEscape(k.Code)
 	}
 	if g.Status == db.StatusOpen {
-		v.Lobby = s.lobbyView(t, k)
+		v.Lobby = s.lobbyView(ctx, t, k)
 		if s.invites != nil && k.Role >= watch.Seated {
 			s.fillInvited(ctx, v.Lobby, g.ID, s.clock.Now())
 		}
@@ -74,7 +105,7 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 	if t.View == nil {
 		return v
 	}
-	v = fillTable(v, t, t.View, g, s.clock.Now())
+	v = fillTable(ctx, v, t, t.View, g, s.clock.Now())
 	if g.Ranked && g.Status == db.StatusFinished {
 		s.fillRatingChanges(ctx, &v, t)
 	}
@@ -147,7 +178,7 @@ func ratingDelta(d float64) string {
 }
 
 // fillTable fills the table part of a view model from a projection.
-func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game, now time.Time) views.TableView {
+func fillTable(ctx context.Context, v views.TableView, t *games.Table, pv *engine.View, g db.Game, now time.Time) views.TableView {
 	names := t.SeatNames()
 	v.Round, v.Rounds = pv.Round, pv.Options.Rounds
 	v.ActiveCard, v.Pot, v.DeckLeft = pv.ActiveCard, pv.Pot, pv.DeckLeft
@@ -169,7 +200,7 @@ func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game, no
 			seat.ProfileURL = "/u/" + *st.Username
 		}
 		if st.VacationUntil != nil && st.VacationUntil.After(now) && g.Pace == games.Correspondence {
-			seat.Vacation = st.VacationUntil.UTC().Format("2 Jan 15:04 MST")
+			seat.Vacation = i18n.DateTime(i18n.From(ctx), st.VacationUntil.UTC())
 		}
 		seat.Score = "?"
 		if sv.Tokens != nil {
@@ -179,15 +210,15 @@ func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game, no
 				v.MyTokens = *sv.Tokens
 			}
 		}
-		seat.RunsText = runsText(sv.Runs)
+		seat.RunsText = runsText(ctx, sv.Runs)
 		v.Seats = append(v.Seats, seat)
 	}
 	last, hasLast := lastAction(pv.Events)
 	if hasLast && last.Seat >= 0 && last.Seat < len(v.Seats) {
-		v.Seats[last.Seat].Last = lastMoveWords(last)
+		v.Seats[last.Seat].Last = lastMoveWords(ctx, last)
 	}
-	v.Announce = announce(pv, last, hasLast, names, v.MyTurn)
-	v.RoundEnd = roundEnd(pv, names, t.ViewerSeat)
+	v.Announce = announce(ctx, pv, last, hasLast, names, v.MyTurn)
+	v.RoundEnd = roundEnd(ctx, pv, names, t.ViewerSeat)
 	for _, k := range pv.Legal {
 		switch k {
 		case engine.Take:
@@ -199,9 +230,9 @@ func fillTable(v views.TableView, t *games.Table, pv *engine.View, g db.Game, no
 		}
 	}
 	if v.MyTurn && !v.CanPass {
-		v.PassBlocked = "You have no tokens left, so you must take the card."
+		v.PassBlocked = i18n.T(ctx, "You have no tokens left, so you must take the card.")
 	}
-	v.Log, v.LogOmitted = logLines(pv.Events, names, BoardLogLines)
+	v.Log, v.LogOmitted = logLines(ctx, pv.Events, names, BoardLogLines)
 	if len(pv.Results) > 0 {
 		st := &views.ScoreTable{}
 		for _, r := range pv.Results {
@@ -237,51 +268,48 @@ func lastAction(events []engine.Event) (engine.Event, bool) {
 }
 
 // lastMoveWords names a seat's latest decision beside its name.
-func lastMoveWords(e engine.Event) string {
+func lastMoveWords(ctx context.Context, e engine.Event) string {
 	switch e.Kind {
 	case engine.EventTake:
-		return fmt.Sprintf("took %d", e.Card)
+		return i18n.T(ctx, "took {{.Card}}", "Card", e.Card)
 	case engine.EventPass:
-		return fmt.Sprintf("No thanks! to %d", e.Card)
+		return i18n.T(ctx, "No thanks! to {{.Card}}", "Card", e.Card)
 	case engine.EventTiger:
-		return "laid the Tiger"
+		return i18n.T(ctx, "laid the Tiger")
 	}
 	return ""
 }
 
-// tokensOn says how many tokens lie on the active card.
-func tokensOn(n int) string { return views.TokensOn(n) }
-
 // announce says the last decision and what is to do now, in words, for a
 // screen reader: "Bea took 31 with 2 tokens. Your turn: 3, no tokens on it."
-func announce(pv *engine.View, last engine.Event, hasLast bool, names []string, myTurn bool) string {
+func announce(ctx context.Context, pv *engine.View, last engine.Event, hasLast bool, names []string, myTurn bool) string {
 	var b strings.Builder
 	if hasLast {
-		b.WriteString(eventText(last, names))
+		b.WriteString(eventText(ctx, last, names))
 		b.WriteString(" ")
 	}
 	switch {
 	case pv.Finished:
-		b.WriteString("The game is over.")
+		b.WriteString(i18n.T(ctx, "The game is over."))
 	case myTurn:
-		fmt.Fprintf(&b, "Your turn: %d, %s on it.", pv.ActiveCard, tokensOn(pv.Pot))
+		b.WriteString(i18n.T(ctx, "Your turn: {{.Card}}, {{.Tokens}} on it.", "Card", pv.ActiveCard, "Tokens", views.TokensOn(ctx, pv.Pot)))
 	case pv.Turn >= 0 && pv.Turn < len(names):
-		fmt.Fprintf(&b, "%s to decide on %d, %s on it.", names[pv.Turn], pv.ActiveCard, tokensOn(pv.Pot))
+		b.WriteString(i18n.T(ctx, "{{.Name}} to decide on {{.Card}}, {{.Tokens}} on it.", "Name", names[pv.Turn], "Card", pv.ActiveCard, "Tokens", views.TokensOn(ctx, pv.Pot)))
 	}
 	return b.String()
 }
 
 // runsText reads cards as runs: "4, 6 to 8, 13 to 15".
-func runsText(runs [][]int) string {
+func runsText(ctx context.Context, runs [][]int) string {
 	if len(runs) == 0 {
-		return "no cards"
+		return i18n.T(ctx, "no cards")
 	}
 	parts := make([]string, len(runs))
 	for i, r := range runs {
 		if len(r) == 1 {
 			parts[i] = fmt.Sprint(r[0])
 		} else {
-			parts[i] = fmt.Sprintf("%d to %d", r[0], r[len(r)-1])
+			parts[i] = i18n.T(ctx, "{{.From}} to {{.To}}", "From", r[0], "To", r[len(r)-1])
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -289,7 +317,7 @@ func runsText(runs [][]int) string {
 
 // roundEnd sums up the last scored round while nobody has decided anything
 // in the next one yet, and on the finished table.
-func roundEnd(pv *engine.View, names []string, viewer int) *views.RoundEndView {
+func roundEnd(ctx context.Context, pv *engine.View, names []string, viewer int) *views.RoundEndView {
 	if len(pv.Results) == 0 {
 		return nil
 	}
@@ -314,7 +342,7 @@ func roundEnd(pv *engine.View, names []string, viewer int) *views.RoundEndView {
 		}
 		runs := engine.Runs(r.Cards[i])
 		re.Rows = append(re.Rows, views.RoundEndRow{
-			Name: name, Runs: runs, RunsText: runsText(runs), Tokens: r.Tokens[i],
+			Name: name, Runs: runs, RunsText: runsText(ctx, runs), Tokens: r.Tokens[i],
 			CardPoints: r.CardPoints[i], Score: r.Scores[i], Total: totals[i], Me: i == viewer,
 		})
 	}
@@ -335,7 +363,7 @@ const BoardLogLines = 40
 
 // logLines writes the public events of the round in play, newest first, at
 // most max of them, and counts those left out.
-func logLines(events []engine.Event, names []string, max int) ([]views.LogLine, int) {
+func logLines(ctx context.Context, events []engine.Event, names []string, max int) ([]views.LogLine, int) {
 	var out []views.LogLine
 	omitted := 0
 	decisions := 0
@@ -350,7 +378,7 @@ func logLines(events []engine.Event, names []string, max int) ([]views.LogLine, 
 			decisions--
 			decision = decisions
 		}
-		text := eventText(events[i], names)
+		text := eventText(ctx, events[i], names)
 		if text == "" {
 			continue
 		}
@@ -363,7 +391,7 @@ func logLines(events []engine.Event, names []string, max int) ([]views.LogLine, 
 	return out, omitted
 }
 
-func eventText(e engine.Event, names []string) string {
+func eventText(ctx context.Context, e engine.Event, names []string) string {
 	name := func() string {
 		if e.Seat >= 0 && e.Seat < len(names) {
 			return names[e.Seat]
@@ -372,24 +400,24 @@ func eventText(e engine.Event, names []string) string {
 	}
 	switch e.Kind {
 	case engine.EventRoundStart:
-		return fmt.Sprintf("Round %d begins with %d; %s starts.", e.Round, e.Card, name())
+		return i18n.T(ctx, "Round {{.Round}} begins with {{.Card}}; {{.Name}} starts.", "Round", e.Round, "Card", e.Card, "Name", name())
 	case engine.EventPass:
-		return fmt.Sprintf("%s: No thanks! to %d (%s on it).", name(), e.Card, views.Count(e.Tokens, "token"))
+		return i18n.T(ctx, "{{.Name}}: No thanks! to {{.Card}} ({{.Tokens}} on it).", "Name", name(), "Card", e.Card, "Tokens", views.TokensOn(ctx, e.Tokens))
 	case engine.EventTake:
-		return fmt.Sprintf("%s took %d with %s.", name(), e.Card, views.Count(e.Tokens, "token"))
+		return i18n.T(ctx, "{{.Name}} took {{.Card}} with {{.Tokens}}.", "Name", name(), "Card", e.Card, "Tokens", views.TokensOn(ctx, e.Tokens))
 	case engine.EventFlip:
-		return fmt.Sprintf("Turned up %d.", e.Card)
+		return i18n.T(ctx, "Turned up {{.Card}}.", "Card", e.Card)
 	case engine.EventTiger:
-		return fmt.Sprintf("%s laid the Hidden Tiger.", name())
+		return i18n.T(ctx, "{{.Name}} laid the Hidden Tiger.", "Name", name())
 	case engine.EventRoundEnd:
-		return fmt.Sprintf("Round %d is over and scored.", e.Round)
+		return i18n.T(ctx, "Round {{.Round}} is over and scored.", "Round", e.Round)
 	case engine.EventGameEnd:
-		return "The game is over."
+		return i18n.T(ctx, "The game is over.")
 	}
 	return ""
 }
 
-func (s *Server) lobbyView(t *games.Table, k watch.Key) *views.LobbyView {
+func (s *Server) lobbyView(ctx context.Context, t *games.Table, k watch.Key) *views.LobbyView {
 	creator := k.Role == watch.Creator
 	seated := k.Role >= watch.Seated
 	loggedIn := k.Role != watch.Visitor
@@ -415,35 +443,35 @@ func (s *Server) lobbyView(t *games.Table, k watch.Key) *views.LobbyView {
 		l.InviteURL = fmt.Sprintf("%s/games/%d", s.cfg.BaseURL.String(), t.Game.ID)
 	}
 	for _, lv := range bot.Levels {
-		l.BotLevels = append(l.BotLevels, views.Choice{Value: string(lv), Label: lv.Label()})
+		l.BotLevels = append(l.BotLevels, views.Choice{Value: string(lv), Label: botLevelLabel(ctx, lv)})
 	}
 	return l
 }
 
 // gameRows builds the rows of a list of games for a viewer (0: nobody).
-func gameRows(gs []db.GameSummary, userID int64) []views.GameRow {
+func gameRows(ctx context.Context, gs []db.GameSummary, userID int64) []views.GameRow {
 	rows := make([]views.GameRow, len(gs))
 	for i, g := range gs {
-		rows[i] = gameRow(g, userID)
+		rows[i] = gameRow(ctx, g, userID)
 	}
 	return rows
 }
 
 // gameRow is a game in a list.
-func gameRow(g db.GameSummary, userID int64) views.GameRow {
+func gameRow(ctx context.Context, g db.GameSummary, userID int64) views.GameRow {
 	var o engine.Options
 	_ = jsonUnmarshal(g.Options, &o)
 	if g.Status != db.StatusOpen {
 		o.Players = g.Seats
 	}
 	r := views.GameRow{
-		ID: g.ID, URL: fmt.Sprintf("/games/%d", g.ID), Summary: summary(o), Pace: paceLabel(g.Pace, g.TurnSeconds),
+		ID: g.ID, URL: fmt.Sprintf("/games/%d", g.ID), Summary: summary(ctx, o), Pace: paceLabel(ctx, g.Pace, g.TurnSeconds),
 		Players: g.Players, Taken: g.Taken, Seats: g.Seats, Status: g.Status, Watchers: g.Watchers, Ranked: g.Ranked,
 	}
 	if g.TurnName != nil {
 		r.TurnName = *g.TurnName
 	} else if g.Status == db.StatusPlaying {
-		r.TurnName = "a bot"
+		r.TurnName = i18n.T(ctx, "a bot")
 	}
 	r.MyTurn = g.Status == db.StatusPlaying && g.TurnUserID != nil && *g.TurnUserID == userID
 	if r.MyTurn && g.DueAt != nil {

@@ -13,6 +13,7 @@ import (
 	"nothanks/internal/db"
 	"nothanks/internal/engine"
 	"nothanks/internal/games"
+	"nothanks/internal/i18n"
 	"nothanks/internal/views"
 	"nothanks/internal/watch"
 )
@@ -40,7 +41,7 @@ func (s *Server) openGames(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.OpenGamesPage(s.page(c, "Open games"), gameRows(gs, 0)))
+	return render(c, http.StatusOK, views.OpenGamesPage(s.page(c, tr(c, "Open games")), gameRows(c.Request().Context(), gs, 0)))
 }
 
 func (s *Server) watch(c echo.Context) error {
@@ -48,7 +49,7 @@ func (s *Server) watch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.WatchPage(s.page(c, "Watch"), gameRows(gs, 0)))
+	return render(c, http.StatusOK, views.WatchPage(s.page(c, tr(c, "Watch")), gameRows(c.Request().Context(), gs, 0)))
 }
 
 func (s *Server) myGames(c echo.Context) error {
@@ -57,41 +58,42 @@ func (s *Server) myGames(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.MyGamesPage(s.page(c, "My games"), gameRows(gs, u.ID)))
+	return render(c, http.StatusOK, views.MyGamesPage(s.page(c, tr(c, "My games")), gameRows(c.Request().Context(), gs, u.ID)))
 }
 
-func newGameView(in games.CreateInput, err error) views.NewGameView {
+func newGameView(c echo.Context, in games.CreateInput, err error) views.NewGameView {
+	ctx := c.Request().Context()
 	v := views.NewGameView{Pace: in.Pace, TurnSeconds: strconv.Itoa(in.TurnSeconds)}
 	values := map[string]string{
 		"seats": strconv.Itoa(in.Seats), "rounds": strconv.Itoa(in.Rounds), "variant": in.Variant,
 		"open_tokens": strconv.FormatBool(in.OpenTokens), "hidden_tiger": strconv.FormatBool(in.HiddenTiger),
 		"private": strconv.FormatBool(in.Private), "ranked": strconv.FormatBool(in.Ranked),
 	}
-	v.Form = formOf(values, err)
+	v.Form = formOf(c, values, err)
 	for n := engine.MinPlayers; n <= engine.MaxPlayers; n++ {
-		v.Seats = append(v.Seats, views.Choice{Value: strconv.Itoa(n), Label: fmt.Sprintf("%d players", n)})
+		v.Seats = append(v.Seats, views.Choice{Value: strconv.Itoa(n), Label: i18n.N(ctx, "{{.Count}} player", "{{.Count}} players", n)})
 	}
 	for n := engine.MinRounds; n <= engine.MaxRounds; n++ {
-		label := views.Count(n, "round")
+		label := i18n.N(ctx, "{{.Count}} round", "{{.Count}} rounds", n)
 		if n == engine.RecommendedRounds {
-			label += " (recommended)"
+			label = i18n.T(ctx, "{{.Rounds}} (recommended)", "Rounds", label)
 		}
 		v.Rounds = append(v.Rounds, views.Choice{Value: strconv.Itoa(n), Label: label})
 	}
 	for _, va := range engine.Variants {
-		v.Variants = append(v.Variants, views.Choice{Value: string(va), Label: va.Label()})
+		v.Variants = append(v.Variants, views.Choice{Value: string(va), Label: variantLabel(ctx, va)})
 	}
 	for _, sec := range games.LiveTimers {
-		v.LiveTimers = append(v.LiveTimers, views.Choice{Value: strconv.Itoa(sec), Label: durationLabel(sec)})
+		v.LiveTimers = append(v.LiveTimers, views.Choice{Value: strconv.Itoa(sec), Label: durationLabel(ctx, sec)})
 	}
 	for _, sec := range games.CorrespondenceTimers {
-		v.CorrTimers = append(v.CorrTimers, views.Choice{Value: strconv.Itoa(sec), Label: durationLabel(sec)})
+		v.CorrTimers = append(v.CorrTimers, views.Choice{Value: strconv.Itoa(sec), Label: durationLabel(ctx, sec)})
 	}
 	return v
 }
 
 func (s *Server) newGame(c echo.Context) error {
-	return render(c, http.StatusOK, views.NewGamePage(s.page(c, "Create a game"), newGameView(games.DefaultCreateInput(), nil)))
+	return render(c, http.StatusOK, views.NewGamePage(s.page(c, tr(c, "Create a game")), newGameView(c, games.DefaultCreateInput(), nil)))
 }
 
 func (s *Server) createGame(c echo.Context) error {
@@ -104,7 +106,7 @@ func (s *Server) createGame(c echo.Context) error {
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
 		}
-		return render(c, statusOf(apperr.CodeOf(err)), views.NewGamePage(s.page(c, "Create a game"), newGameView(in, err)))
+		return render(c, statusOf(apperr.CodeOf(err)), views.NewGamePage(s.page(c, tr(c, "Create a game")), newGameView(c, in, err)))
 	}
 	return redirect(c, fmt.Sprintf("/games/%d", id))
 }
@@ -153,7 +155,7 @@ func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView, m
 	if v.Status == db.StatusPlaying {
 		v.Watchers = s.watchers(c.Request().Context(), v.GameID)
 	}
-	p := s.page(c, fmt.Sprintf("Game #%d", v.GameID))
+	p := s.page(c, tr(c, "Game #{{.ID}}", "ID", v.GameID))
 	p.TurnsInGameStream = true
 	if message != nil {
 		p.Flash = message
@@ -205,7 +207,7 @@ func (s *Server) afterChange(c echo.Context, id int64, code string, after *games
 		case apperr.Internal, apperr.NotFound, apperr.Unauthorized:
 			return actErr
 		}
-		status, notice = statusOf(apperr.CodeOf(actErr)), apperr.MessageOf(actErr)
+		status, notice = statusOf(apperr.CodeOf(actErr)), messageOf(c.Request().Context(), actErr)
 	}
 	if !isFragment(c) {
 		if notice != "" {
@@ -287,11 +289,11 @@ func (s *Server) replay(c echo.Context) error {
 		return err
 	}
 	step = min(max(step, 0), steps)
-	v := views.TableView{GameID: id, Status: db.StatusPlaying, Summary: summary(t.Options), Pace: paceLabel(t.Game.Pace, t.Game.TurnSeconds), MyTokens: -1}
+	v := views.TableView{GameID: id, Status: db.StatusPlaying, Summary: summary(c.Request().Context(), t.Options), Pace: paceLabel(c.Request().Context(), t.Game.Pace, t.Game.TurnSeconds), MyTokens: -1}
 	if step == steps {
 		v.Status = db.StatusFinished
 	}
-	v = fillTable(v, t, t.View, db.Game{ID: id}, s.clock.Now())
+	v = fillTable(c.Request().Context(), v, t, t.View, db.Game{ID: id}, s.clock.Now())
 	v.ReplayURL = ""
 	r := views.ReplayView{GameID: id, Step: step, Steps: steps, Table: v, RoundStarts: roundStarts, CSRF: csrfToken(c)}
 	r.Analysis = s.analysisView(c, id, step)
@@ -299,11 +301,11 @@ func (s *Server) replay(c echo.Context) error {
 	events := t.View.Events
 	for i := len(events) - 1; i >= 0; i-- {
 		if _, ok := events[i].Action(); ok {
-			r.Last = eventText(events[i], t.SeatNames())
+			r.Last = eventText(c.Request().Context(), events[i], t.SeatNames())
 			break
 		}
 	}
-	return render(c, http.StatusOK, views.ReplayPage(s.page(c, fmt.Sprintf("Replay of game #%d", id)), r))
+	return render(c, http.StatusOK, views.ReplayPage(s.page(c, tr(c, "Replay of game #{{.ID}}", "ID", id)), r))
 }
 
 // record serves a finished game's record as JSON.

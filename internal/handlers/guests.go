@@ -39,7 +39,7 @@ func (s *Server) playNow(c echo.Context) error {
 		}
 	}
 	if u.Guest {
-		s.setFlash(c, "info", "You play as a guest against two Club bots: one round, a minute a decision. Register (free) to keep this game and play people.")
+		s.setFlash(c, "info", tr(c, "You play as a guest against two Club bots: one round, a minute a decision. Register (free) to keep this game and play people."))
 	}
 	return redirect(c, fmt.Sprintf("/games/%d", id))
 }
@@ -49,7 +49,7 @@ func (s *Server) playNow(c echo.Context) error {
 func (s *Server) membersOnly(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if u := currentUser(c); u != nil && u.Guest {
-			s.setFlash(c, "info", "Guests play against bots. Register (free, your games stay yours) to play people, create tables and play ranked.")
+			s.setFlash(c, "info", tr(c, "Guests play against bots. Register (free, your games stay yours) to play people, create tables and play ranked."))
 			if c.Request().Header.Get("HX-Request") == "true" {
 				c.Response().Header().Set("HX-Redirect", "/register")
 				return c.NoContent(http.StatusForbidden)

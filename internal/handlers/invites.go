@@ -11,6 +11,7 @@ import (
 
 	"nothanks/internal/apperr"
 	"nothanks/internal/db"
+	"nothanks/internal/i18n"
 	"nothanks/internal/views"
 )
 
@@ -56,7 +57,7 @@ func (s *Server) declineInvite(c echo.Context) error {
 	if err := s.invites.Decline(c.Request().Context(), currentUser(c).ID, id); err != nil {
 		return err
 	}
-	s.setFlash(c, "ok", "The invitation is declined.")
+	s.setFlash(c, "ok", tr(c, "The invitation is declined."))
 	return redirect(c, "/")
 }
 
@@ -70,17 +71,22 @@ func (s *Server) invitations(ctx context.Context, userID int64) []views.Invitati
 	}
 	out := make([]views.Invitation, len(invs))
 	for i, inv := range invs {
-		out[i] = views.Invitation{ID: inv.ID, GameID: inv.GameID, From: inv.FromName, Pace: paceWord(inv.Pace), Taken: inv.Taken, Seats: inv.Seats}
+		out[i] = views.Invitation{ID: inv.ID, GameID: inv.GameID, From: inv.FromName, Pace: paceWord(ctx, inv.Pace), Taken: inv.Taken, Seats: inv.Seats}
 	}
 	return out
 }
 
-func paceWord(p string) string {
+// paceWord names a pace in a word.
+func paceWord(ctx context.Context, p string) string {
 	if p == "correspondence" {
-		return "correspondence"
+		return i18n.T(ctx, "correspondence")
 	}
-	return "live"
+	return i18n.T(ctx, "live")
 }
+
+// The states of an invitation or a rematch answer, which the views
+// translate.
+var _ = []string{i18n.M("waiting"), i18n.M("accepted"), i18n.M("declined"), i18n.M("expired"), i18n.M("cancelled")}
 
 // fillInvited shows a lobby's invitations by name.
 func (s *Server) fillInvited(ctx context.Context, l *views.LobbyView, gameID int64, now time.Time) {

@@ -13,6 +13,7 @@ import (
 	"nothanks/internal/db"
 	"nothanks/internal/engine"
 	"nothanks/internal/games"
+	"nothanks/internal/i18n"
 	"nothanks/internal/links"
 	"nothanks/internal/views"
 )
@@ -44,9 +45,9 @@ func (s *Server) verifyEmail(c echo.Context) error {
 		return err
 	}
 	if changed {
-		s.setFlash(c, "ok", "Your email address is now "+c.QueryParam("e")+".")
+		s.setFlash(c, "ok", tr(c, "Your email address is now {{.Email}}.", "Email", c.QueryParam("e")))
 	} else {
-		s.setFlash(c, "ok", "Your email address is confirmed. We will tell you when it is your turn.")
+		s.setFlash(c, "ok", tr(c, "Your email address is confirmed. We will tell you when it is your turn."))
 	}
 	if currentUser(c) != nil {
 		return redirect(c, "/settings#notifications")
@@ -58,12 +59,12 @@ func (s *Server) resendVerification(c echo.Context) error {
 	if err := s.accounts.SendVerification(c.Request().Context(), currentUser(c).ID); err != nil {
 		return err
 	}
-	s.setFlash(c, "ok", "A confirmation link is on its way to "+currentUser(c).Email+".")
+	s.setFlash(c, "ok", tr(c, "A confirmation link is on its way to {{.Email}}.", "Email", currentUser(c).Email))
 	return redirect(c, "/settings#notifications")
 }
 
 func (s *Server) forgotForm(c echo.Context) error {
-	return render(c, http.StatusOK, views.ForgotPage(s.page(c, "Forgot your password?"), views.Form{}, false))
+	return render(c, http.StatusOK, views.ForgotPage(s.page(c, tr(c, "Forgot your password?")), views.Form{}, false))
 }
 
 func (s *Server) forgot(c echo.Context) error {
@@ -72,9 +73,9 @@ func (s *Server) forgot(c echo.Context) error {
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
 		}
-		return render(c, statusOf(apperr.CodeOf(err)), views.ForgotPage(s.page(c, "Forgot your password?"), formOf(map[string]string{"email": email}, err), false))
+		return render(c, statusOf(apperr.CodeOf(err)), views.ForgotPage(s.page(c, tr(c, "Forgot your password?")), formOf(c, map[string]string{"email": email}, err), false))
 	}
-	return render(c, http.StatusOK, views.ForgotPage(s.page(c, "Forgot your password?"), views.Form{}, true))
+	return render(c, http.StatusOK, views.ForgotPage(s.page(c, tr(c, "Forgot your password?")), views.Form{}, true))
 }
 
 func (s *Server) resetForm(c echo.Context) error {
@@ -84,7 +85,7 @@ func (s *Server) resetForm(c echo.Context) error {
 	if err := s.accounts.CheckReset(c.Request().Context(), queryInt(c, "r"), queryInt(c, "u"), c.QueryParam("h")); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ResetPage(s.page(c, "Choose a new password"), views.Form{}, c.QueryParams().Encode()))
+	return render(c, http.StatusOK, views.ResetPage(s.page(c, tr(c, "Choose a new password")), views.Form{}, c.QueryParams().Encode()))
 }
 
 func (s *Server) reset(c echo.Context) error {
@@ -97,14 +98,14 @@ func (s *Server) reset(c echo.Context) error {
 		if len(apperr.FieldsOf(err)) == 0 {
 			return err
 		}
-		return render(c, statusOf(apperr.CodeOf(err)), views.ResetPage(s.page(c, "Choose a new password"), formOf(nil, err), c.QueryParams().Encode()))
+		return render(c, statusOf(apperr.CodeOf(err)), views.ResetPage(s.page(c, tr(c, "Choose a new password")), formOf(c, nil, err), c.QueryParams().Encode()))
 	}
-	s.setFlash(c, "ok", "Your password is set. Log in with it.")
+	s.setFlash(c, "ok", tr(c, "Your password is set. Log in with it."))
 	return redirect(c, "/login")
 }
 
 var mailKindLabels = map[string]string{
-	db.MailYourTurn: "\"your turn\"", db.MailReminder: "reminder", db.MailGameOver: "\"game over\"", db.MailTimedOut: "\"your time ran out\"",
+	db.MailYourTurn: i18n.M("your turn"), db.MailReminder: i18n.M("reminder"), db.MailGameOver: i18n.M("game over"), db.MailTimedOut: i18n.M("your time ran out"),
 }
 
 func (s *Server) unsubscribeForm(c echo.Context) error {
@@ -115,7 +116,7 @@ func (s *Server) unsubscribeForm(c echo.Context) error {
 	if !ok {
 		return apperr.E(apperr.NotFound, "This link names no kind of mail we send.")
 	}
-	return render(c, http.StatusOK, views.UnsubscribePage(s.page(c, "Unsubscribe"), label, c.QueryParams().Encode(), false))
+	return render(c, http.StatusOK, views.UnsubscribePage(s.page(c, tr(c, "Unsubscribe")), tr(c, label), c.QueryParams().Encode(), false))
 }
 
 // unsubscribe is the one-click unsubscribe (RFC 8058): mail programs POST
@@ -128,7 +129,7 @@ func (s *Server) unsubscribe(c echo.Context) error {
 	if err := s.accounts.Unsubscribe(c.Request().Context(), queryInt(c, "u"), kind); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.UnsubscribePage(s.page(c, "Unsubscribed"), mailKindLabels[kind], "", true))
+	return render(c, http.StatusOK, views.UnsubscribePage(s.page(c, tr(c, "Unsubscribed")), tr(c, mailKindLabels[kind]), "", true))
 }
 
 // moveLink shows what a mailed move link will do: one press confirms, so
@@ -139,25 +140,26 @@ func (s *Server) moveLink(c echo.Context) error {
 	}
 	gameID := queryInt(c, "g")
 	kind := engine.ActionKind(c.QueryParam("k"))
-	label := map[engine.ActionKind]string{engine.Take: "Take the card", engine.Pass: "No thanks!"}[kind]
+	label := map[engine.ActionKind]string{engine.Take: tr(c, "Take the card"), engine.Pass: tr(c, "No thanks!")}[kind]
 	if label == "" {
 		return apperr.E(apperr.NotFound, "This link names no move.")
 	}
 	version, _ := strconv.Atoi(c.QueryParam("v"))
-	summary := "The table has moved on since the mail was sent: pressing shows it as it is now."
+	summary := tr(c, "The table has moved on since the mail was sent: pressing shows it as it is now.")
 	if st, err := s.games.State(c.Request().Context(), gameID); err == nil && st.Game.Version == version && st.Started() {
 		// Only what the whole table sees: the active card and its pot.
 		v := st.Engine().View(engine.Spectator)
-		summary = fmt.Sprintf("%s, with %s on it. The card stays yours to decide on until the deadline.", fmt.Sprintf("The active card is %d", v.ActiveCard), tokensOn(v.Pot))
+		ctx := c.Request().Context()
+		summary = tr(c, "The active card is {{.Card}}, with {{.Tokens}} on it. The card stays yours to decide on until the deadline.", "Card", v.ActiveCard, "Tokens", views.TokensOn(ctx, v.Pot))
 		if kind == engine.Take {
-			label = fmt.Sprintf("Take %d and %s", v.ActiveCard, tokensOn(v.Pot))
+			label = tr(c, "Take {{.Card}} and {{.Tokens}}", "Card", v.ActiveCard, "Tokens", views.TokensOn(ctx, v.Pot))
 		} else {
-			label = fmt.Sprintf("No thanks! to %d: put a token on it", v.ActiveCard)
+			label = tr(c, "No thanks! to {{.Card}}: put a token on it", "Card", v.ActiveCard)
 		}
 	} else if err != nil && !errors.Is(err, games.ErrNoGame) {
 		return err
 	}
-	return render(c, http.StatusOK, views.MoveLinkPage(s.page(c, fmt.Sprintf("Game #%d", gameID)), views.MoveLinkView{
+	return render(c, http.StatusOK, views.MoveLinkPage(s.page(c, tr(c, "Game #{{.ID}}", "ID", gameID)), views.MoveLinkView{
 		Query: c.QueryParams().Encode(), GameID: gameID, Label: label, Summary: summary,
 	}))
 }
@@ -174,7 +176,7 @@ func (s *Server) move(c echo.Context) error {
 	if err != nil {
 		return s.staleMove(c, err)
 	}
-	s.setFlash(c, "ok", "Your move is made.")
+	s.setFlash(c, "ok", tr(c, "Your move is made."))
 	return redirect(c, fmt.Sprintf("/games/%d", gameID))
 }
 
@@ -186,9 +188,9 @@ func (s *Server) staleMove(c echo.Context, err error) error {
 	if code == apperr.Internal || gameID == 0 {
 		return err
 	}
-	why := apperr.MessageOf(err)
+	why := messageOf(c.Request().Context(), err)
 	if code == apperr.Conflict {
-		why = "This link no longer acts: " + why
+		why = tr(c, "This link no longer acts: {{.Reason}}", "Reason", why)
 	}
 	v, berr := s.board(c, gameID, "", "")
 	if berr != nil {
@@ -228,7 +230,7 @@ func (s *Server) notificationsView(c echo.Context, form *views.Form, vacation *v
 	}
 	n.DaysLeft = vs.Left
 	if vs.Until != nil {
-		n.OnVacation = vs.Until.UTC().Format("Mon 2 Jan 15:04 MST")
+		n.OnVacation = i18n.DateTime(i18n.From(c.Request().Context()), vs.Until.UTC())
 	}
 	return n, nil
 }
@@ -262,7 +264,7 @@ func (s *Server) saveNotifications(c echo.Context) error {
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
 		}
-		f := formOf(map[string]string{
+		f := formOf(c, map[string]string{
 			"mail_your_turn": strconv.FormatBool(in.YourTurn), "mail_reminder": strconv.FormatBool(in.Reminder),
 			"mail_game_over": strconv.FormatBool(in.GameOver), "mail_timed_out": strconv.FormatBool(in.TimedOut),
 			"turn_digest": strconv.FormatBool(in.TurnDigest), "digest_hour": strconv.Itoa(in.DigestHour), "time_zone": in.TimeZone,
@@ -273,7 +275,7 @@ func (s *Server) saveNotifications(c echo.Context) error {
 			return err
 		})
 	}
-	s.setFlash(c, "ok", "Your notification settings are saved.")
+	s.setFlash(c, "ok", tr(c, "Your notification settings are saved."))
 	return redirect(c, "/settings#notifications")
 }
 
@@ -286,9 +288,9 @@ func (s *Server) startVacation(c echo.Context) error {
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
 		}
-		f := formOf(map[string]string{"days": c.FormValue("days")}, err)
+		f := formOf(c, map[string]string{"days": c.FormValue("days")}, err)
 		if len(f.Errors) == 0 {
-			f.Errors = map[string]string{"days": apperr.MessageOf(err)}
+			f.Errors = map[string]string{"days": messageOf(c.Request().Context(), err)}
 		}
 		return s.settingsWith(c, statusOf(apperr.CodeOf(err)), func(v *views.SettingsView) error {
 			n, err := s.notificationsView(c, nil, &f)
@@ -296,7 +298,7 @@ func (s *Server) startVacation(c echo.Context) error {
 			return err
 		})
 	}
-	s.setFlash(c, "ok", fmt.Sprintf("Enjoy your %d days away: your correspondence clocks are paused.", days))
+	s.setFlash(c, "ok", trn(c, "Enjoy your day away: your correspondence clocks are paused.", "Enjoy your {{.Count}} days away: your correspondence clocks are paused.", days))
 	return redirect(c, "/settings#vacation")
 }
 
@@ -304,6 +306,6 @@ func (s *Server) endVacation(c echo.Context) error {
 	if err := s.games.EndVacation(c.Request().Context(), currentUser(c).ID); err != nil {
 		return err
 	}
-	s.setFlash(c, "ok", "Welcome back: your clocks run again, and unused whole days are yours again.")
+	s.setFlash(c, "ok", tr(c, "Welcome back: your clocks run again, and unused whole days are yours again."))
 	return redirect(c, "/settings#vacation")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"nothanks/internal/apperr"
+	"nothanks/internal/i18n"
 	"nothanks/internal/session"
 )
 
@@ -64,6 +65,9 @@ func (s *Server) loadUser(next echo.HandlerFunc) echo.HandlerFunc {
 			switch {
 			case err == nil:
 				c.Set(ctxUser, &u)
+				if u.Lang != "" {
+					c.SetRequest(c.Request().WithContext(i18n.With(c.Request().Context(), i18n.Or(u.Lang))))
+				}
 			case apperr.CodeOf(err) != apperr.NotFound:
 				return err
 			}
@@ -89,5 +93,30 @@ func requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		return redirect(c, "/login?next="+url.QueryEscape(localPath(back)))
+	}
+}
+
+// langCookie keeps the language a visitor chose with the footer's switch.
+const langCookie = "lang"
+
+// language decides the language of the request and puts it in the request's
+// context, where views, mails and messages find it: the switch's cookie,
+// else Accept-Language, else English; loadUser puts the account's setting
+// over them once it knows the user. The JSON API
+// follows Accept-Language only (its error codes stay English identifiers).
+func (s *Server) language(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		lang := i18n.FromAcceptLanguage(r.Header.Get("Accept-Language"))
+		if !strings.HasPrefix(r.URL.Path, "/api/") {
+			if ck, err := r.Cookie(langCookie); err == nil {
+				if l, ok := i18n.Parse(ck.Value); ok {
+					lang = l
+				}
+			}
+		}
+		c.SetRequest(r.WithContext(i18n.With(r.Context(), lang)))
+		c.Response().Header().Add("Vary", "Accept-Language, Cookie")
+		return next(c)
 	}
 }

@@ -24,14 +24,14 @@ func (s *Server) home(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v.Open, v.Live = gameRows(first(open, 5), 0), gameRows(first(live, 5), 0)
+	v.Open, v.Live = gameRows(ctx, first(open, 5), 0), gameRows(ctx, first(live, 5), 0)
 	if u := currentUser(c); u != nil {
 		v.Invitations = s.invitations(ctx, u.ID)
 		mine, err := s.games.MyGames(ctx, u.ID)
 		if err != nil {
 			return err
 		}
-		for _, r := range gameRows(mine, u.ID) {
+		for _, r := range gameRows(ctx, mine, u.ID) {
 			if r.MyTurn {
 				r.Players = others(r.Players, u.Username)
 				v.Waiting = append(v.Waiting, r)
@@ -55,7 +55,7 @@ func others(names []string, me string) []string {
 func first[T any](xs []T, n int) []T { return xs[:min(len(xs), n)] }
 
 func (s *Server) rules(c echo.Context) error {
-	return render(c, http.StatusOK, views.RulesPage(s.page(c, "Rules")))
+	return render(c, http.StatusOK, views.RulesPage(s.page(c, tr(c, "Rules"))))
 }
 
 // healthz answers 200 when the database answers within two seconds.

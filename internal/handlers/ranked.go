@@ -6,12 +6,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"nothanks/internal/apperr"
 	"nothanks/internal/db"
+	"nothanks/internal/i18n"
 	"nothanks/internal/ranked"
 	"nothanks/internal/rating"
 	"nothanks/internal/views"
@@ -34,7 +34,7 @@ func (s *Server) ladder(c echo.Context) error {
 	for _, r := range l.Provisional {
 		v.Provisional = append(v.Provisional, row(r))
 	}
-	return render(c, http.StatusOK, views.LadderPage(s.page(c, "Ladder"), v))
+	return render(c, http.StatusOK, views.LadderPage(s.page(c, tr(c, "Ladder")), v))
 }
 
 func (s *Server) queueView(c echo.Context, in ranked.QueueInput, formErr error) (views.QueueView, error) {
@@ -42,20 +42,20 @@ func (s *Server) queueView(c echo.Context, in ranked.QueueInput, formErr error) 
 	if err != nil {
 		return views.QueueView{}, err
 	}
-	v := views.QueueView{Queued: st.Queued && st.GameID == 0, Pace: st.Pace, Gap: int(st.Gap), Waiting: st.Waiting, SizeChecked: map[int]bool{}, PaceValue: in.Pace}
+	v := views.QueueView{Queued: st.Queued && st.GameID == 0, Pace: paceWord(c.Request().Context(), st.Pace), Gap: int(st.Gap), Waiting: st.Waiting, SizeChecked: map[int]bool{}, PaceValue: in.Pace}
 	var sizes []string
 	for _, n := range st.Sizes {
 		sizes = append(sizes, strconv.Itoa(n))
 	}
-	v.Sizes = strings.Join(sizes, " or ")
-	v.Waited = s.clock.Now().Sub(st.Since).Round(time.Second).String()
+	v.Sizes = strings.Join(sizes, "/")
+	v.Waited = i18n.Duration(i18n.From(c.Request().Context()), s.clock.Now().Sub(st.Since))
 	for _, n := range in.Sizes {
 		v.SizeChecked[n] = true
 	}
 	if len(in.Sizes) == 0 && formErr == nil {
 		v.SizeChecked = map[int]bool{3: true, 4: true, 5: true}
 	}
-	v.Form = formOf(nil, formErr)
+	v.Form = formOf(c, nil, formErr)
 	return v, nil
 }
 
@@ -67,7 +67,7 @@ func (s *Server) queuePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.QueuePage(s.page(c, "Ranked play"), v))
+	return render(c, http.StatusOK, views.QueuePage(s.page(c, tr(c, "Ranked play")), v))
 }
 
 // sendMatched takes a matched player to their new game.
@@ -107,7 +107,7 @@ func (s *Server) joinQueue(c echo.Context) error {
 		if verr != nil {
 			return verr
 		}
-		return render(c, statusOf(apperr.CodeOf(err)), views.QueuePage(s.page(c, "Ranked play"), v))
+		return render(c, statusOf(apperr.CodeOf(err)), views.QueuePage(s.page(c, tr(c, "Ranked play")), v))
 	}
 	return redirect(c, "/ranked")
 }
@@ -116,7 +116,7 @@ func (s *Server) leaveQueue(c echo.Context) error {
 	if err := s.ranked.Leave(c.Request().Context(), currentUser(c).ID); err != nil {
 		return err
 	}
-	s.setFlash(c, "info", "You left the ranked queue.")
+	s.setFlash(c, "info", tr(c, "You left the ranked queue."))
 	return redirect(c, "/ranked")
 }
 
@@ -130,7 +130,7 @@ func (s *Server) profile(c echo.Context) error {
 		return err
 	}
 	v := views.ProfileView{
-		Username: u.Username, Joined: u.CreatedAt.Format("2 January 2006"), Rating: int(math.Round(p.Rating)),
+		Username: u.Username, Joined: i18n.Date(i18n.From(c.Request().Context()), u.CreatedAt), Rating: int(math.Round(p.Rating)),
 		Rank: p.Rank, RankedGames: p.Games, RankedWins: p.Wins, Provisional: p.Games < rating.Provisional,
 	}
 	if len(p.History) > 0 {
@@ -138,14 +138,14 @@ func (s *Server) profile(c echo.Context) error {
 		var titles []string
 		for _, h := range p.History {
 			ratings = append(ratings, h.After)
-			titles = append(titles, fmt.Sprintf("Game #%d, %s of %d: %.0f → %.0f", h.GameID, views.Ordinal(h.Place), h.Players, h.Before, h.After))
+			titles = append(titles, tr(c, "Game #{{.ID}}, {{.Place}} of {{.Players}}: {{.Before}} → {{.After}}", "ID", h.GameID, "Place", views.Ordinal(c.Request().Context(), h.Place), "Players", h.Players, "Before", fmt.Sprintf("%.0f", h.Before), "After", fmt.Sprintf("%.0f", h.After)))
 		}
-		v.Chart = views.NewChart(ratings, titles)
+		v.Chart = views.NewChart(c.Request().Context(), ratings, titles)
 	}
 	for _, g := range p.Recent {
 		r := views.RecentGame{ID: g.GameID, URL: fmt.Sprintf("/games/%d", g.GameID), Seats: g.Seats, Ranked: g.Ranked}
 		if g.FinishedAt != nil {
-			r.Date = g.FinishedAt.Format("2 Jan 2006")
+			r.Date = i18n.Date(i18n.From(c.Request().Context()), *g.FinishedAt)
 		}
 		if g.Place != nil {
 			r.Place = *g.Place

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"nothanks/internal/apperr"
 	"nothanks/internal/db"
+	"nothanks/internal/i18n"
 	"nothanks/internal/views"
 )
 
@@ -64,7 +66,7 @@ func csrfToken(c echo.Context) string {
 // page builds the common page model, taking the flash message out of the
 // session.
 func (s *Server) page(c echo.Context, title string) views.Page {
-	p := views.Page{Title: title, CSRF: csrfToken(c), Path: c.Request().URL.Path}
+	p := views.Page{Title: title, CSRF: csrfToken(c), Path: c.Request().URL.Path, Here: c.Request().URL.RequestURI()}
 	if u := currentUser(c); u != nil {
 		p.User = &views.NavUser{Name: u.Username, TurnSound: u.TurnSound, Guest: u.Guest}
 		n, err := s.games.CountMyTurn(c.Request().Context(), u.ID)
@@ -124,6 +126,30 @@ func localPath(next string) string {
 
 // formOf keeps submitted values (never passwords) and the error's fields to
 // show a form again.
-func formOf(values map[string]string, err error) views.Form {
-	return views.Form{Values: values, Errors: apperr.FieldsOf(err), Error: formMessage(err)}
+func formOf(c echo.Context, values map[string]string, err error) views.Form {
+	return views.Form{Values: values, Errors: fieldsOf(c.Request().Context(), err), Error: formMessage(c.Request().Context(), err)}
+}
+
+// tr translates a message into the request's language.
+func tr(c echo.Context, id string, kv ...any) string {
+	return i18n.T(c.Request().Context(), id, kv...)
+}
+
+// trn translates a message with plural forms into the request's language.
+func trn(c echo.Context, one, other string, n int, kv ...any) string {
+	return i18n.N(c.Request().Context(), one, other, n, kv...)
+}
+
+// messageOf is err's message for the user, in the request's language.
+func messageOf(ctx context.Context, err error) string {
+	return apperr.MessageIn(err, translator(ctx))
+}
+
+// fieldsOf is err's field errors, in the request's language.
+func fieldsOf(ctx context.Context, err error) map[string]string {
+	return apperr.FieldsIn(err, translator(ctx))
+}
+
+func translator(ctx context.Context) apperr.Translator {
+	return func(format string, args ...any) string { return i18n.Sprintf(ctx, format, args...) }
 }

@@ -44,6 +44,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/m", s.moveLink)
 	e.POST("/m", s.move)
 	e.POST("/play", s.playNow)
+	e.POST("/lang", s.setLanguage)
 
 	// Routes for logged-in users only. (Not an Echo group with an empty
 	// prefix: that would run requireUser for every unknown path too.)

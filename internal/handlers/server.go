@@ -124,6 +124,7 @@ func New(d Deps) *echo.Echo {
 		hsts(d.Config.Secure()),
 		middleware.BodyLimit("256K"),
 		s.readBody,
+		s.language,
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			Timeout: d.Config.RequestTimeout,
 			Skipper: isStream,

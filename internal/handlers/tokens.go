@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"nothanks/internal/apperr"
+	"nothanks/internal/i18n"
 	"nothanks/internal/views"
 )
 
@@ -17,13 +18,14 @@ func (s *Server) settingsWithTokens(c echo.Context, status int, v views.Settings
 		return err
 	}
 	for _, t := range tokens {
-		tv := views.APITokenView{ID: t.ID, Name: t.Name, Created: t.CreatedAt.Format("2 Jan 2006"), LastUsed: "never"}
+		lang := i18n.From(c.Request().Context())
+		tv := views.APITokenView{ID: t.ID, Name: t.Name, Created: i18n.Date(lang, t.CreatedAt), LastUsed: tr(c, "never")}
 		if t.LastUsedAt != nil {
-			tv.LastUsed = t.LastUsedAt.Format("2 Jan 2006 15:04")
+			tv.LastUsed = i18n.DateTime(lang, t.LastUsedAt.UTC())
 		}
 		v.Tokens = append(v.Tokens, tv)
 	}
-	return render(c, status, views.SettingsPage(s.page(c, "Settings"), v))
+	return render(c, status, views.SettingsPage(s.page(c, tr(c, "Settings")), v))
 }
 
 func (s *Server) createToken(c echo.Context) error {
@@ -37,7 +39,7 @@ func (s *Server) createToken(c echo.Context) error {
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
 		}
-		v.TokenForm = formOf(map[string]string{"name": name}, err)
+		v.TokenForm = formOf(c, map[string]string{"name": name}, err)
 		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
 	}
 	v.NewToken = token
@@ -52,6 +54,6 @@ func (s *Server) revokeToken(c echo.Context) error {
 	if err := s.accounts.RevokeAPIToken(c.Request().Context(), currentUser(c).ID, id); err != nil {
 		return err
 	}
-	s.setFlash(c, "ok", "The token is revoked; programs using it can no longer act for you.")
+	s.setFlash(c, "ok", tr(c, "The token is revoked; programs using it can no longer act for you."))
 	return redirect(c, "/settings")
 }

@@ -50,7 +50,7 @@ func New(store Store, g *games.Service, clk clock.Clock) *Service {
 // Invite invites a player by name to an open table the inviter sits at.
 func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string) error {
 	name = strings.TrimSpace(name)
-	field := func(msg string) error { return apperr.E(apperr.Invalid, "%s", msg) }
+	field := func(msg string) error { return apperr.Wrap(nil, apperr.Invalid, msg) }
 	if name == "" {
 		return field("Write the name of the player to invite.")
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"nothanks/internal/db"
+	"nothanks/internal/i18n"
 	"nothanks/internal/views"
 )
 
@@ -51,9 +52,9 @@ func (s *Service) message(r db.Recipient, kind, subject string, v mailView) *Mes
 	if v.Note != "" {
 		t.WriteString("\n" + v.Note + "\n")
 	}
-	t.WriteString("\n-- \nNo Thanks! · " + s.base.String() + "\nMail settings: " + settings + "\n")
+	t.WriteString("\n-- \nNo Thanks! · " + s.base.String() + "\n" + tr(r, "Mail settings") + ": " + settings + "\n")
 	if m.Unsubscribe != "" {
-		t.WriteString("Stop these mails: " + m.Unsubscribe + "\n")
+		t.WriteString(tr(r, "Stop these mails") + ": " + m.Unsubscribe + "\n")
 	}
 	m.Text = t.String()
 
@@ -65,7 +66,7 @@ func (s *Service) message(r db.Recipient, kind, subject string, v mailView) *Mes
 		hv.Actions = append(hv.Actions, views.MailLink{Label: a.Label, URL: a.URL})
 	}
 	var b bytes.Buffer
-	if err := views.Mail(hv).Render(context.Background(), &b); err != nil {
+	if err := views.Mail(hv).Render(i18n.With(context.Background(), lang(r)), &b); err != nil {
 		s.log.Error("render mail", "err", err)
 	}
 	m.HTML = b.String()

@@ -26,6 +26,7 @@ import (
 	"nothanks/internal/db"
 	"nothanks/internal/engine"
 	"nothanks/internal/games"
+	"nothanks/internal/i18n"
 	"nothanks/internal/links"
 	"nothanks/internal/views"
 )
@@ -301,7 +302,7 @@ func (s *Service) yourTurn(ctx context.Context, r db.Recipient, group []db.Mail,
 	}
 	if len(send) == 1 {
 		t := send[0].table
-		return s.turnMail(r, t, db.MailYourTurn, fmt.Sprintf("Your turn in No Thanks! game #%d", t.Game.ID)), carried, nil
+		return s.turnMail(r, t, db.MailYourTurn, tr(r, "Your turn in No Thanks! game #{{.ID}}", "ID", t.Game.ID)), carried, nil
 	}
 	return s.digestMail(r, send), carried, nil
 }
@@ -324,22 +325,35 @@ func (s *Service) MoveURL(userID, gameID int64, version int, kind engine.ActionK
 	}))
 }
 
-func localTime(t time.Time, tz string) string {
-	loc, err := time.LoadLocation(tz)
+// localTime writes a deadline in the recipient's zone and language.
+func localTime(t time.Time, r db.Recipient) string {
+	loc, err := time.LoadLocation(r.TimeZone)
 	if err != nil {
 		loc = time.UTC
 	}
-	return t.In(loc).Format("Mon 2 Jan 15:04 MST")
+	return i18n.DateTime(lang(r), t.In(loc))
+}
+
+// lang is the language of the recipient's mail.
+func lang(r db.Recipient) i18n.Lang { return i18n.Or(r.Lang) }
+
+// tr translates a message into the recipient's language.
+func tr(r db.Recipient, id string, kv ...any) string { return i18n.In(lang(r), id, kv...) }
+
+// trn translates a message with plural forms into the recipient's language.
+func trn(r db.Recipient, one, other string, n int, kv ...any) string {
+	return i18n.NIn(lang(r), one, other, n, kv...)
 }
 
 // situation describes the table for the player.
-func situation(t *games.Table) []string {
+func situation(r db.Recipient, t *games.Table) []string {
 	v := t.View
-	lines := []string{fmt.Sprintf("Round %d of %d. The active card is %d with %s on it; %s left in the deck.",
-		v.Round, v.Options.Rounds, v.ActiveCard, views.Count(v.Pot, "token"), views.Count(v.DeckLeft, "card"))}
+	lines := []string{tr(r, "Round {{.Round}} of {{.Rounds}}. The active card is {{.Card}} with {{.Tokens}} on it; {{.Deck}} left in the deck.",
+		"Round", v.Round, "Rounds", v.Options.Rounds, "Card", v.ActiveCard, "Tokens", views.TokensIn(lang(r), v.Pot),
+		"Deck", trn(r, "{{.Count}} card", "{{.Count}} cards", v.DeckLeft))}
 	if t.ViewerSeat >= 0 {
 		me := v.Seats[t.ViewerSeat]
-		cards := "no cards yet"
+		cards := tr(r, "no cards yet")
 		if len(me.Runs) > 0 {
 			var runs []string
 			for _, run := range me.Runs {
@@ -351,7 +365,7 @@ func situation(t *games.Table) []string {
 			}
 			cards = strings.Join(runs, ", ")
 		}
-		lines = append(lines, fmt.Sprintf("You hold %s and %s (%d card points).", views.Count(*me.Tokens, "token"), cards, me.CardPoints))
+		lines = append(lines, tr(r, "You hold {{.Tokens}} and {{.Cards}} ({{.Points}} card points).", "Tokens", views.TokensIn(lang(r), *me.Tokens), "Cards", cards, "Points", me.CardPoints))
 	}
 	return lines
 }
@@ -361,37 +375,38 @@ func situation(t *games.Table) []string {
 func (s *Service) turnMail(r db.Recipient, t *games.Table, kind, subject string) *Message {
 	g := t.Game
 	v := mailView{
-		Heading: fmt.Sprintf("Your turn in game #%d", g.ID),
-		Lines:   append([]string{"It is your turn against " + strings.Join(others(t, r.ID), ", ") + "."}, situation(t)...),
+		Heading: tr(r, "Your turn in game #{{.ID}}", "ID", g.ID),
+		Lines:   append([]string{tr(r, "It is your turn against {{.Names}}.", "Names", strings.Join(others(t, r.ID), ", "))}, situation(r, t)...),
 	}
 	if g.DueAt != nil {
-		v.Lines = append(v.Lines, "Decide by "+localTime(*g.DueAt, r.TimeZone)+"; after that the server decides for you.")
+		v.Lines = append(v.Lines, tr(r, "Decide by {{.Time}}; after that the server decides for you.", "Time", localTime(*g.DueAt, r)))
 	}
-	v.Actions = append(v.Actions, mailLink{"Open the table", s.gameURL(g.ID)})
+	v.Actions = append(v.Actions, mailLink{tr(r, "Open the table"), s.gameURL(g.ID)})
 	if g.DueAt != nil {
 		for _, k := range t.View.Legal {
-			label := map[engine.ActionKind]string{engine.Take: fmt.Sprintf("Take %d", t.View.ActiveCard), engine.Pass: "No thanks!"}[k]
+			label := map[engine.ActionKind]string{engine.Take: tr(r, "Take {{.Card}}", "Card", t.View.ActiveCard), engine.Pass: tr(r, "No thanks!")}[k]
 			if label != "" {
 				v.Actions = append(v.Actions, mailLink{label, s.MoveURL(r.ID, g.ID, g.Version, k, *g.DueAt)})
 			}
 		}
-		v.Note = "The Take and No thanks! links act once, for this position only; if the table has moved on they show you the table instead."
+		v.Note = tr(r, "The Take and No thanks! links act once, for this position only; if the table has moved on they show you the table instead.")
 	}
 	return s.message(r, kind, subject, v)
 }
 
 func (s *Service) digestMail(r db.Recipient, ws []waitingGame) *Message {
-	v := mailView{Heading: fmt.Sprintf("%d games are waiting for you", len(ws))}
+	v := mailView{Heading: trn(r, "{{.Count}} game is waiting for you", "{{.Count}} games are waiting for you", len(ws))}
 	for _, w := range ws {
 		g := w.table.Game
-		line := fmt.Sprintf("Game #%d against %s: %d with %s on it", g.ID, strings.Join(others(w.table, r.ID), ", "), w.table.View.ActiveCard, views.Count(w.table.View.Pot, "token"))
+		args := []any{"ID", g.ID, "Names", strings.Join(others(w.table, r.ID), ", "), "Card", w.table.View.ActiveCard, "Tokens", views.TokensIn(lang(r), w.table.View.Pot)}
+		line := tr(r, "Game #{{.ID}} against {{.Names}}: {{.Card}} with {{.Tokens}} on it", args...)
 		if g.DueAt != nil {
-			line += ", decide by " + localTime(*g.DueAt, r.TimeZone)
+			line = tr(r, "Game #{{.ID}} against {{.Names}}: {{.Card}} with {{.Tokens}} on it, decide by {{.Time}}", append(args, "Time", localTime(*g.DueAt, r))...)
 		}
 		v.Items = append(v.Items, mailLink{line, s.gameURL(g.ID)})
 	}
-	v.Actions = append(v.Actions, mailLink{"See all my games", s.url("/my/games")})
-	return s.message(r, db.MailYourTurn, fmt.Sprintf("%d No Thanks! games are waiting for you", len(ws)), v)
+	v.Actions = append(v.Actions, mailLink{tr(r, "See all my games"), s.url("/my/games")})
+	return s.message(r, db.MailYourTurn, trn(r, "{{.Count}} No Thanks! game is waiting for you", "{{.Count}} No Thanks! games are waiting for you", len(ws)), v)
 }
 
 func others(t *games.Table, me int64) []string {
@@ -426,7 +441,7 @@ func (s *Service) reminder(ctx context.Context, r db.Recipient, m db.Mail, now t
 	} else if open {
 		return skip("at the table")
 	}
-	subject := fmt.Sprintf("Reminder: your turn in No Thanks! game #%d ends %s", t.Game.ID, localTime(*t.Game.DueAt, r.TimeZone))
+	subject := tr(r, "Reminder: your turn in No Thanks! game #{{.ID}} ends {{.Time}}", "ID", t.Game.ID, "Time", localTime(*t.Game.DueAt, r))
 	return s.turnMail(r, t, db.MailReminder, subject), nil
 }
 
@@ -435,51 +450,51 @@ func (s *Service) gameOver(ctx context.Context, r db.Recipient, m db.Mail) (*Mes
 	if err != nil {
 		return nil, err
 	}
-	v := mailView{Heading: fmt.Sprintf("Game #%d is over", t.Game.ID)}
+	v := mailView{Heading: tr(r, "Game #{{.ID}} is over", "ID", t.Game.ID)}
 	if t.View != nil && t.View.Finished {
 		placings := t.View.Placings
 		names := t.SeatNames()
 		for place := 1; place <= len(names); place++ {
 			for i := range names {
 				if placings[i] == place {
-					v.Lines = append(v.Lines, fmt.Sprintf("%s: %s, %d points", views.Ordinal(place), names[i], t.View.Totals[i]))
+					v.Lines = append(v.Lines, trn(r, "{{.Place}}: {{.Name}}, {{.Count}} point", "{{.Place}}: {{.Name}}, {{.Count}} points", t.View.Totals[i], "Place", views.OrdinalIn(lang(r), place), "Name", names[i]))
 				}
 			}
 		}
 	}
-	v.Actions = []mailLink{{"See the final table", s.gameURL(t.Game.ID)}, {"Replay it", s.url(fmt.Sprintf("/games/%d/replay", t.Game.ID))}}
-	return s.message(r, db.MailGameOver, fmt.Sprintf("No Thanks! game #%d is over", t.Game.ID), v), nil
+	v.Actions = []mailLink{{tr(r, "See the final table"), s.gameURL(t.Game.ID)}, {tr(r, "Replay it"), s.url(fmt.Sprintf("/games/%d/replay", t.Game.ID))}}
+	return s.message(r, db.MailGameOver, tr(r, "No Thanks! game #{{.ID}} is over", "ID", t.Game.ID), v), nil
 }
 
 func (s *Service) timedOut(ctx context.Context, r db.Recipient, m db.Mail) (*Message, error) {
 	v := mailView{
-		Heading: fmt.Sprintf("Your time ran out in game #%d", *m.GameID),
+		Heading: tr(r, "Your time ran out in game #{{.ID}}", "ID", *m.GameID),
 		Lines: []string{
-			"You did not decide in time, so the server decided for you, as a careful player would.",
-			fmt.Sprintf("After %d timeouts in one game a bot plays your seat to the end, and in a ranked game you place last.", games.MaxTimeouts),
+			tr(r, "You did not decide in time, so the server decided for you, as a careful player would."),
+			tr(r, "After {{.Count}} timeouts in one game a bot plays your seat to the end, and in a ranked game you place last.", "Count", games.MaxTimeouts),
 		},
-		Actions: []mailLink{{"Back to the table", s.gameURL(*m.GameID)}},
+		Actions: []mailLink{{tr(r, "Back to the table"), s.gameURL(*m.GameID)}},
 	}
-	return s.message(r, db.MailTimedOut, fmt.Sprintf("Your time ran out in No Thanks! game #%d", *m.GameID), v), nil
+	return s.message(r, db.MailTimedOut, tr(r, "Your time ran out in No Thanks! game #{{.ID}}", "ID", *m.GameID), v), nil
 }
 
 func (s *Service) rankedMatch(_ context.Context, r db.Recipient, m db.Mail) (*Message, error) {
 	v := mailView{
-		Heading: "Your ranked game is ready",
-		Lines:   []string{fmt.Sprintf("The ranked queue found you a table: game #%d.", *m.GameID)},
-		Actions: []mailLink{{"Go to the game", s.gameURL(*m.GameID)}},
+		Heading: tr(r, "Your ranked game is ready"),
+		Lines:   []string{tr(r, "The ranked queue found you a table: game #{{.ID}}.", "ID", *m.GameID)},
+		Actions: []mailLink{{tr(r, "Go to the game"), s.gameURL(*m.GameID)}},
 	}
-	return s.message(r, "", fmt.Sprintf("Your ranked No Thanks! game #%d is ready", *m.GameID), v), nil
+	return s.message(r, "", tr(r, "Your ranked No Thanks! game #{{.ID}} is ready", "ID", *m.GameID), v), nil
 }
 
 // invite tells a player someone invited them to a correspondence table.
 func (s *Service) invite(r db.Recipient, m db.Mail) (*Message, error) {
 	v := mailView{
-		Heading: "You are invited to a game",
-		Lines:   []string{fmt.Sprintf("Hello %s. A player invites you to their correspondence table, game #%d.", r.Username, *m.GameID), "Accept or decline it on the start page; the invitation stands for three days."},
-		Actions: []mailLink{{"See the invitation", s.url("/")}},
+		Heading: tr(r, "You are invited to a game"),
+		Lines:   []string{tr(r, "Hello {{.Name}}. A player invites you to their correspondence table, game #{{.ID}}.", "Name", r.Username, "ID", *m.GameID), tr(r, "Accept or decline it on the start page; the invitation stands for three days.")},
+		Actions: []mailLink{{tr(r, "See the invitation"), s.url("/")}},
 	}
-	return s.message(r, "", fmt.Sprintf("An invitation to No Thanks! game #%d", *m.GameID), v), nil
+	return s.message(r, "", tr(r, "An invitation to No Thanks! game #{{.ID}}", "ID", *m.GameID), v), nil
 }
 
 // VerifyURL is the signed link that verifies an address for a user.
@@ -491,12 +506,12 @@ func (s *Service) VerifyURL(userID int64, email string, now time.Time) string {
 
 func (s *Service) verifyEmail(r db.Recipient, now time.Time) (*Message, error) {
 	v := mailView{
-		Heading: "Confirm your email address",
-		Lines:   []string{fmt.Sprintf("Hello %s. Confirm that this address is yours, and we will tell you here when it is your turn.", r.Username), "The link works for 3 days."},
-		Actions: []mailLink{{"Confirm " + r.Email, s.VerifyURL(r.ID, r.Email, now)}},
-		Note:    "If you did not create an account on No Thanks!, ignore this mail.",
+		Heading: tr(r, "Confirm your email address"),
+		Lines:   []string{tr(r, "Hello {{.Name}}. Confirm that this address is yours, and we will tell you here when it is your turn.", "Name", r.Username), tr(r, "The link works for 3 days.")},
+		Actions: []mailLink{{tr(r, "Confirm {{.Email}}", "Email", r.Email), s.VerifyURL(r.ID, r.Email, now)}},
+		Note:    tr(r, "If you did not create an account on No Thanks!, ignore this mail."),
 	}
-	m := s.message(r, "", "Confirm your email for No Thanks!", v)
+	m := s.message(r, "", tr(r, "Confirm your email for No Thanks!"), v)
 	return m, nil
 }
 
@@ -504,15 +519,15 @@ func (s *Service) verifyEmail(r db.Recipient, now time.Time) (*Message, error) {
 // it before it replaces the account's address.
 func (s *Service) confirmEmail(r db.Recipient, email string, now time.Time) (*Message, error) {
 	v := mailView{
-		Heading: "Confirm your new email address",
+		Heading: tr(r, "Confirm your new email address"),
 		Lines: []string{
-			fmt.Sprintf("Hello %s. You asked to use this address for your No Thanks! account instead of %s.", r.Username, r.Email),
-			"Until you confirm it, mail keeps going to the old address. The link works for 3 days.",
+			tr(r, "Hello {{.Name}}. You asked to use this address for your No Thanks! account instead of {{.Email}}.", "Name", r.Username, "Email", r.Email),
+			tr(r, "Until you confirm it, mail keeps going to the old address. The link works for 3 days."),
 		},
-		Actions: []mailLink{{"Confirm " + email, s.VerifyURL(r.ID, email, now)}},
-		Note:    "If you did not ask for this, ignore this mail: nothing changes.",
+		Actions: []mailLink{{tr(r, "Confirm {{.Email}}", "Email", email), s.VerifyURL(r.ID, email, now)}},
+		Note:    tr(r, "If you did not ask for this, ignore this mail: nothing changes."),
 	}
-	m := s.message(r, "", "Confirm your new email for No Thanks!", v)
+	m := s.message(r, "", tr(r, "Confirm your new email for No Thanks!"), v)
 	m.To = email
 	return m, nil
 }
@@ -536,10 +551,10 @@ func (s *Service) passwordReset(ctx context.Context, r db.Recipient, m db.Mail) 
 		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", "reset used or expired", now)
 	}
 	v := mailView{
-		Heading: "Choose a new password",
-		Lines:   []string{fmt.Sprintf("Hello %s. Someone, hopefully you, asked to reset your password.", r.Username), "The link works once, for one hour."},
-		Actions: []mailLink{{"Choose a new password", s.ResetURL(reset.ID, r, reset.ExpiresAt)}},
-		Note:    "If you did not ask for this, ignore this mail: your password stays as it is.",
+		Heading: tr(r, "Choose a new password"),
+		Lines:   []string{tr(r, "Hello {{.Name}}. Someone, hopefully you, asked to reset your password.", "Name", r.Username), tr(r, "The link works once, for one hour.")},
+		Actions: []mailLink{{tr(r, "Choose a new password"), s.ResetURL(reset.ID, r, reset.ExpiresAt)}},
+		Note:    tr(r, "If you did not ask for this, ignore this mail: your password stays as it is."),
 	}
-	return s.message(r, "", "Reset your No Thanks! password", v), nil
+	return s.message(r, "", tr(r, "Reset your No Thanks! password"), v), nil
 }

@@ -1,7 +1,9 @@
 package views
 
 import (
+	"context"
 	"fmt"
+	"nothanks/internal/i18n"
 	"strings"
 
 	"nothanks/internal/analysis"
@@ -47,8 +49,11 @@ type DecisionView struct {
 	TakeWin, PassWin string
 	TakeSE, PassSE   string
 	Loss             string
-	Playouts         int
-	Good             bool
+	// Better says which choice was better and by how much, when the
+	// decision is marked.
+	Better   string
+	Playouts int
+	Good     bool
 }
 
 // ScoreChart draws each player's running score through the game, and their
@@ -73,7 +78,7 @@ var chartColours = []string{"#b8322b", "#1f5fbf", "#2e7d32", "#a15c00", "#6a3d9a
 
 // NewScoreChart lays out the running scores and win shares of a report's
 // curve; nil when there is nothing to draw.
-func NewScoreChart(curve []analysis.Point, names []string) *ScoreChart {
+func NewScoreChart(ctx context.Context, curve []analysis.Point, names []string) *ScoreChart {
 	if len(curve) < 2 || len(names) == 0 {
 		return nil
 	}
@@ -114,7 +119,7 @@ func NewScoreChart(curve []analysis.Point, names []string) *ScoreChart {
 			wins = append(wins, name)
 		}
 	}
-	c.Label = fmt.Sprintf("Running scores through %d decisions (lower is better); at the end: %s", len(curve), strings.Join(finals, ", "))
-	c.WinLabel = fmt.Sprintf("Estimated win share at each of their own decisions, for %s", strings.Join(wins, ", "))
+	c.Label = i18n.T(ctx, "Running scores through {{.Count}} decisions (lower is better); at the end: {{.Finals}}", "Count", len(curve), "Finals", strings.Join(finals, ", "))
+	c.WinLabel = i18n.T(ctx, "Estimated win share at each of their own decisions, for {{.Names}}", "Names", strings.Join(wins, ", "))
 	return c
 }

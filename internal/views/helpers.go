@@ -1,10 +1,15 @@
 package views
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/a-h/templ"
+	"html"
+	"io"
+	"nothanks/internal/i18n"
 	"nothanks/static"
 	"strconv"
 	"strings"
@@ -12,11 +17,11 @@ import (
 
 // pageTitle is the page's title, "(Your turn) " first while a game waits
 // for the player (the page script keeps it so).
-func pageTitle(p Page) string {
+func pageTitle(ctx context.Context, p Page) string {
 	if p.User != nil && p.User.MyTurn > 0 {
-		return "(Your turn) " + title(p.Title)
+		return tr(ctx, "(Your turn)") + " " + title(ctx, p.Title)
 	}
-	return title(p.Title)
+	return title(ctx, p.Title)
 }
 
 // favicon is the site's icon, with a red mark while a game waits for the
@@ -29,14 +34,16 @@ func favicon(p Page) string {
 }
 
 // myTurnWords says the badge's count for screen readers.
-func myTurnWords(n int) string {
+func myTurnWords(ctx context.Context, n int) string {
 	if n == 0 {
 		return ""
 	}
-	return ", " + Count(n, "game") + " waiting for you"
+	return ", " + trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", n)
 }
 
-func title(t string) string {
+// title is a page's title in the browser: the page's own (the handlers
+// translate it), then the site's name.
+func title(_ context.Context, t string) string {
 	if t == "" {
 		return "No Thanks!"
 	}
@@ -56,42 +63,42 @@ func csrfHeader(token string) string {
 }
 
 // ErrorTitle is the heading of an error page for a status.
-func ErrorTitle(status int) string {
+func ErrorTitle(ctx context.Context, status int) string {
 	switch status {
 	case 400, 422:
-		return "That did not work"
+		return tr(ctx, "That did not work")
 	case 401:
-		return "Please log in"
+		return tr(ctx, "Please log in")
 	case 403:
-		return "Not allowed"
+		return tr(ctx, "Not allowed")
 	case 404:
-		return "Not found"
+		return tr(ctx, "Not found")
 	case 409:
-		return "Things moved on"
+		return tr(ctx, "Things moved on")
 	case 413:
-		return "Too much at once"
+		return tr(ctx, "Too much at once")
 	case 429:
-		return "Slow down"
+		return tr(ctx, "Slow down")
 	case 503:
-		return "Briefly unavailable"
+		return tr(ctx, "Briefly unavailable")
 	}
-	return "Something went wrong"
+	return tr(ctx, "Something went wrong")
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
+// Ordinal writes a placing in the reader's language: 1st, 2nd, 3rd, 11th
+// in English; 1.º in Spanish; 1º in Italian.
+func Ordinal(ctx context.Context, n int) string {
+	return OrdinalIn(i18n.From(ctx), n)
+}
+
+// OrdinalIn is Ordinal in a given language.
+func OrdinalIn(l i18n.Lang, n int) string {
+	switch l {
+	case i18n.Spanish:
+		return strconv.Itoa(n) + ".º"
+	case i18n.Italian:
+		return strconv.Itoa(n) + "º"
 	}
-	return many
-}
-
-// Count writes a count with its noun: "1 token", "3 tokens".
-func Count(n int, word string) string {
-	return strconv.Itoa(n) + " " + plural(n, word, word+"s")
-}
-
-// Ordinal writes a placing as 1st, 2nd, 3rd, 4th, 11th, 21st...
-func Ordinal(n int) string {
 	suffix := "th"
 	switch {
 	case n%100 >= 11 && n%100 <= 13:
@@ -135,16 +142,21 @@ func streamURL(t TableView) string {
 }
 
 // activeCardLabel names the active card and its pot for screen readers.
-func activeCardLabel(card, pot int) string {
-	return fmt.Sprintf("Active card %d, %s on it", card, TokensOn(pot))
+func activeCardLabel(ctx context.Context, card, pot int) string {
+	return trn(ctx, "Active card {{.Card}}, {{.Count}} token on it", "Active card {{.Card}}, {{.Count}} tokens on it", pot, "Card", card)
 }
 
-// TokensOn says a number of tokens on a card: "no tokens", "1 token".
-func TokensOn(n int) string {
+// TokensOn says a number of tokens: "no tokens", "1 token".
+func TokensOn(ctx context.Context, n int) string {
+	return TokensIn(i18n.From(ctx), n)
+}
+
+// TokensIn is TokensOn in a given language.
+func TokensIn(l i18n.Lang, n int) string {
 	if n == 0 {
-		return "no tokens"
+		return i18n.In(l, "no tokens")
 	}
-	return Count(n, "token")
+	return i18n.NIn(l, "{{.Count}} token", "{{.Count}} tokens", n)
 }
 
 // hasAccuracy reports whether the analysis gave any player an accuracy.
@@ -157,10 +169,97 @@ func hasAccuracy(st []Standing) bool {
 	return false
 }
 
-// startNote says who may start a rematch without the others.
-func startNote(r RematchView) string {
-	if r.CanStartNow {
-		return ", or when you start it with those who have"
-	}
-	return ""
+// tr translates a message into the language ctx renders in.
+func tr(ctx context.Context, id string, kv ...any) string { return i18n.T(ctx, id, kv...) }
+
+// trn translates a message with plural forms: trn(ctx, "{{.Count}} token",
+// "{{.Count}} tokens", n).
+func trn(ctx context.Context, one, other string, n int, kv ...any) string {
+	return i18n.N(ctx, one, other, n, kv...)
+}
+
+// trh translates a sentence whose placeholders are markup: the sentence is
+// escaped, each value is a component (or a string, escaped) put in its
+// place. It keeps whole sentences for translators where a name is bold or
+// a word is a link: trh(ctx, "Welcome back, {{.Name}}.", "Name", strong(n)).
+func trh(ctx context.Context, id string, kv ...any) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		marks := make([]any, 0, len(kv))
+		values := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			mark := fmt.Sprintf("\x00%d\x00", i/2)
+			marks = append(marks, kv[i], mark)
+			values[mark] = kv[i+1]
+		}
+		text := html.EscapeString(i18n.T(ctx, id, marks...))
+		for len(text) > 0 {
+			j := strings.IndexByte(text, 0)
+			if j < 0 {
+				_, err := io.WriteString(w, text)
+				return err
+			}
+			if _, err := io.WriteString(w, text[:j]); err != nil {
+				return err
+			}
+			k := strings.IndexByte(text[j+1:], 0)
+			if k < 0 {
+				return fmt.Errorf("views: bad placeholder in %q", id)
+			}
+			mark := text[j : j+k+2]
+			text = text[j+k+2:]
+			switch v := values[mark].(type) {
+			case templ.Component:
+				if err := v.Render(ctx, w); err != nil {
+					return err
+				}
+			default:
+				if _, err := io.WriteString(w, html.EscapeString(fmt.Sprint(v))); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// trnh is trh with plural forms: the count's placeholder {{.Count}} is
+// drawn by count (a component) where the sentence puts it.
+func trnh(ctx context.Context, one, other string, n int, count templ.Component) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		const mark = "\x00c\x00"
+		text := html.EscapeString(i18n.N(ctx, one, other, n, "Count", mark))
+		before, after, found := strings.Cut(text, mark)
+		if _, err := io.WriteString(w, before); err != nil {
+			return err
+		}
+		if found {
+			if err := count.Render(ctx, w); err != nil {
+				return err
+			}
+		}
+		_, err := io.WriteString(w, after)
+		return err
+	})
+}
+
+// jsMessages are the page script's words in the page's language, as JSON
+// for the body's data-msgs (the script has no catalogue of its own). "{n}"
+// stands for a number the script fills in.
+func jsMessages(ctx context.Context) string {
+	d, h, m, sec, spaced := i18n.Units(i18n.From(ctx))
+	b, _ := json.Marshal(map[string]any{
+		"copied":      tr(ctx, "Copied"),
+		"timeUp":      tr(ctx, "time is up"),
+		"yourTurn":    tr(ctx, "(Your turn)"),
+		"notifyTitle": tr(ctx, "Your turn · No Thanks!"),
+		"notifyBody":  tr(ctx, "Game #{{.ID}} waits for you.", "ID", "{n}"),
+		"waitingOne":  trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", 1, "Count", "{n}"),
+		"waitingMany": trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", 2, "Count", "{n}"),
+		"noNotify":    tr(ctx, "This browser has no notifications."),
+		"allowed":     tr(ctx, "Allowed: you will be notified."),
+		"blocked":     tr(ctx, "Blocked in this browser's site settings."),
+		"units":       []string{d, h, m, sec},
+		"spaced":      spaced,
+	})
+	return string(b)
 }

@@ -1,17 +1,25 @@
 package views
 
-import "testing"
+import (
+	"context"
+	"testing"
 
-func TestOrdinalAndCount(t *testing.T) {
-	for n, want := range map[int]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 101: "101st", 111: "111th"} {
-		if got := Ordinal(n); got != want {
-			t.Errorf("Ordinal(%d) = %q, want %q", n, got, want)
+	"nothanks/internal/i18n"
+)
+
+func TestOrdinal(t *testing.T) {
+	cases := []struct {
+		lang i18n.Lang
+		n    int
+		want string
+	}{
+		{i18n.English, 1, "1st"}, {i18n.English, 2, "2nd"}, {i18n.English, 3, "3rd"}, {i18n.English, 4, "4th"},
+		{i18n.English, 11, "11th"}, {i18n.English, 12, "12th"}, {i18n.English, 13, "13th"}, {i18n.English, 21, "21st"}, {i18n.English, 102, "102nd"},
+		{i18n.Spanish, 1, "1.º"}, {i18n.Spanish, 3, "3.º"}, {i18n.Italian, 1, "1º"}, {i18n.Italian, 2, "2º"},
+	}
+	for _, c := range cases {
+		if got := Ordinal(i18n.With(context.Background(), c.lang), c.n); got != c.want {
+			t.Errorf("Ordinal(%s, %d) = %q, want %q", c.lang, c.n, got, c.want)
 		}
-	}
-	if got := Count(1, "token"); got != "1 token" {
-		t.Errorf("Count(1) = %q", got)
-	}
-	if got := Count(0, "card"); got != "0 cards" {
-		t.Errorf("Count(0) = %q", got)
 	}
 }

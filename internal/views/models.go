@@ -13,6 +13,9 @@ type Page struct {
 	Flash *Flash
 	// Canonical path of the page, to mark the current nav link.
 	Path string
+	// Here is the page's path and query, where the language switch comes
+	// back to.
+	Here string
 	// TurnsInGameStream: the page's game stream also carries the player's
 	// turn events, so the page opens no stream of its own for them (a
 	// browser holds only 6 connections to a site over HTTP/1.1).

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -97,7 +98,7 @@ type ChartDot struct {
 }
 
 // NewChart lays out ratings (the first is the rating before any game).
-func NewChart(ratings []float64, titles []string) *Chart {
+func NewChart(ctx context.Context, ratings []float64, titles []string) *Chart {
 	if len(ratings) < 2 {
 		return nil
 	}
@@ -115,8 +116,10 @@ func NewChart(ratings []float64, titles []string) *Chart {
 	for _, r := range ratings {
 		rlo, rhi = min(rlo, r), max(rhi, r)
 	}
-	c.Label = fmt.Sprintf("Rating %.0f after %s, from %.0f at the start (lowest %.0f, highest %.0f)",
-		ratings[len(ratings)-1], Count(len(ratings)-1, "ranked game"), ratings[0], rlo, rhi)
+	c.Label = trn(ctx, "Rating {{.Rating}} after {{.Count}} ranked game, from {{.Start}} at the start (lowest {{.Low}}, highest {{.High}})",
+		"Rating {{.Rating}} after {{.Count}} ranked games, from {{.Start}} at the start (lowest {{.Low}}, highest {{.High}})",
+		len(ratings)-1, "Rating", fmt.Sprintf("%.0f", ratings[len(ratings)-1]), "Start", fmt.Sprintf("%.0f", ratings[0]),
+		"Low", fmt.Sprintf("%.0f", rlo), "High", fmt.Sprintf("%.0f", rhi))
 	var pts []string
 	for i, r := range ratings {
 		x := float64(pad*2) + float64(i)*float64(w-pad*3)/float64(len(ratings)-1)

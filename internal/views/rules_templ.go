@@ -9,6 +9,11 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
+import "nothanks/internal/i18n"
+
+// RulesPage is the rules in the reader's language: English, or the
+// Spanish and Italian texts written from the rules that came in those
+// languages.
 func RulesPage(p Page) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -38,13 +43,101 @@ func RulesPage(p Page) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<article class=\"panel\" data-testid=\"rules\"><h1>How to play No Thanks!</h1><p>Finish with the fewest points. Cards cost their face value, Pass tokens are worth a point each, and runs of cards count only their lowest card.</p><h2>Setting up a round</h2><ul><li>The 33 cards 3 to 35 are shuffled. Nine are removed face down, unseen, and play no part in the round. The other 24 are the deck; the top card is turned up as the active card.</li><li>Each player gets Pass tokens: 11 with 3 to 5 players, 9 with 6, 7 with 7. Your token count is hidden: only you see it.</li><li>A random player starts the first round; each later round the next seat starts.</li></ul><h2>Your turn</h2><ul><li><strong>No thanks!</strong> Put one of your tokens on the active card. The turn passes to the next player. You cannot pass with no tokens left.</li><li><strong>Take</strong> the active card and every token on it. The next card is turned up and you decide again, until you pass.</li></ul><p>The round ends when the last card is taken and the deck is empty.</p><h2>Scoring</h2><ul><li>Each card scores its face value, but a run of consecutive cards (like 13, 14, 15) scores only its lowest card. 8, 13, 14, 15, 17 score 8 + 13 + 17 = 38.</li><li>Subtract one point for each token you hold. 38 card points with 13 tokens score 25.</li><li>After the agreed number of rounds (four are recommended) the lowest total wins. Equal totals share a place.</li></ul><h2>Variants</h2><dl><dt>Amigo (3 to 5 players)</dt><dd>Cards 10, 20 and 30 are always removed, then six more at random, so nine are still out.</dd><dt>Amigo, long runs (3 to 5 players)</dt><dd>As Amigo, but 10, 19 and 28 are removed, for longer runs higher up.</dd><dt>Tactical (3 to 5 players)</dt><dd>Everyone gets 10 tokens, and 10, 20 and 30 are removed as in Amigo.</dd><dt>Open tokens</dt><dd>Every player's token count is shown to everyone.</dd><dt>Hidden Tiger</dt><dd>Each player gets a hidden Tiger card every round. Once per round, on your turn, you may lay it in your play area; your turn goes on and you still take or pass. At scoring a laid Tiger stands for the one missing card that saves you the most points (joining two runs, or extending one downwards); it never costs points. An unlaid Tiger counts nothing.</dd></dl></article>")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
+			switch i18n.From(ctx) {
+			case i18n.Spanish:
+				templ_7745c5c3_Err = rulesES().Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			case i18n.Italian:
+				templ_7745c5c3_Err = rulesIT().Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			default:
+				templ_7745c5c3_Err = rulesEN().Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
 			}
 			return nil
 		})
 		templ_7745c5c3_Err = Layout(p).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+func rulesEN() templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<article class=\"panel\" data-testid=\"rules\"><h1>How to play No Thanks!</h1><p>Finish with the fewest points. Cards cost their face value, Pass tokens are worth a point each, and runs of cards count only their lowest card.</p><h2>Setting up a round</h2><ul><li>The 33 cards 3 to 35 are shuffled. Nine are removed face down, unseen, and play no part in the round. The other 24 are the deck; the top card is turned up as the active card.</li><li>Each player gets Pass tokens: 11 with 3 to 5 players, 9 with 6, 7 with 7. Your token count is hidden: only you see it.</li><li>A random player starts the first round; each later round the next seat starts.</li></ul><h2>Your turn</h2><ul><li><strong>No thanks!</strong> Put one of your tokens on the active card. The turn passes to the next player. You cannot pass with no tokens left.</li><li><strong>Take</strong> the active card and every token on it. The next card is turned up and you decide again, until you pass.</li></ul><p>The round ends when the last card is taken and the deck is empty.</p><h2>Scoring</h2><ul><li>Each card scores its face value, but a run of consecutive cards (like 13, 14, 15) scores only its lowest card. 8, 13, 14, 15, 17 score 8 + 13 + 17 = 38.</li><li>Subtract one point for each token you hold. 38 card points with 13 tokens score 25.</li><li>After the agreed number of rounds (four are recommended) the lowest total wins. Equal totals share a place.</li></ul><h2>Variants</h2><dl><dt>Amigo (3 to 5 players)</dt><dd>Cards 10, 20 and 30 are always removed, then six more at random, so nine are still out.</dd><dt>Amigo, long runs (3 to 5 players)</dt><dd>As Amigo, but 10, 19 and 28 are removed, for longer runs higher up.</dd><dt>Tactical (3 to 5 players)</dt><dd>Everyone gets 10 tokens, and 10, 20 and 30 are removed as in Amigo.</dd><dt>Open tokens</dt><dd>Every player's token count is shown to everyone.</dd><dt>Hidden Tiger</dt><dd>Each player gets a hidden Tiger card every round. Once per round, on your turn, you may lay it in your play area; your turn goes on and you still take or pass. At scoring a laid Tiger stands for the one missing card that saves you the most points (joining two runs, or extending one downwards); it never costs points. An unlaid Tiger counts nothing.</dd></dl></article>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+func rulesES() templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<article class=\"panel\" data-testid=\"rules\"><h1>Cómo se juega a ¡No, gracias!</h1><p>Termina con los menos puntos posibles. Las cartas cuestan su valor, cada ficha vale un punto a tu favor, y en una secuencia de cartas consecutivas solo cuenta la más baja.</p><h2>Preparación de una ronda</h2><ul><li>Se barajan las 33 cartas del 3 al 35. Se apartan 9 boca abajo, sin mirarlas, y no se usan en la ronda. Las otras 24 forman el mazo; la carta de arriba se gira y es la carta activa.</li><li>Cada jugador recibe fichas: 11 con 3 a 5 jugadores, 9 con 6, 7 con 7. Tus fichas son secretas: solo tú ves cuántas tienes.</li><li>Un jugador al azar empieza la primera ronda; en cada ronda siguiente empieza el asiento siguiente.</li></ul><h2>Tu turno</h2><ul><li><strong>¡No, gracias!</strong> Pon una de tus fichas sobre la carta activa. El turno pasa al jugador siguiente. No puedes pasar si no te quedan fichas.</li><li><strong>Tomar</strong> la carta activa y todas las fichas que tiene encima. Se gira la carta siguiente y vuelves a decidir, hasta que pases.</li></ul><p>La ronda termina cuando se toma la última carta y el mazo queda vacío.</p><h2>Puntuación</h2><ul><li>Cada carta puntúa su valor, pero una secuencia de cartas consecutivas (como 13, 14, 15) solo puntúa su carta más baja. 8, 13, 14, 15, 17 puntúan 8 + 13 + 17 = 38.</li><li>Resta un punto por cada ficha que te quede. 38 puntos de cartas con 13 fichas puntúan 25.</li><li>Tras el número de rondas acordado (se recomiendan cuatro) gana el total más bajo. Los empates comparten puesto.</li></ul><h2>Variantes</h2><dl><dt>Amigo (3 a 5 jugadores)</dt><dd>Siempre se apartan el 10, el 20 y el 30, y luego seis cartas más al azar, así que siguen fuera nueve.</dd><dt>Amigo, secuencias largas (3 a 5 jugadores)</dt><dd>Como Amigo, pero se apartan el 10, el 19 y el 28, para secuencias más largas en las cartas altas.</dd><dt>Táctica (3 a 5 jugadores)</dt><dd>Todos reciben 10 fichas, y se apartan el 10, el 20 y el 30 como en Amigo.</dd><dt>Fichas a la vista</dt><dd>Todos ven cuántas fichas tiene cada jugador.</dd><dt>Tigre Oculto</dt><dd>Cada jugador recibe en cada ronda una carta de Tigre oculta. Una vez por ronda, en tu turno, puedes bajarla a tu zona de juego; tu turno sigue y aún tomas o pasas. Al puntuar, un Tigre bajado vale por la carta que falta y que más puntos te ahorra (uniendo dos secuencias o alargando una hacia abajo); nunca cuesta puntos. Un Tigre sin bajar no cuenta nada.</dd></dl></article>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+func rulesIT() templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<article class=\"panel\" data-testid=\"rules\"><h1>Come si gioca a No grazie</h1><p>Finisci con meno punti possibile. Le carte valgono il loro numero, ogni gettone vale un punto in meno, e in una sequenza di carte consecutive conta solo la più bassa.</p><h2>Preparare una manche</h2><ul><li>Si mescolano le 33 carte dal 3 al 35. Nove vengono tolte coperte, senza guardarle, e non servono nella manche. Le altre 24 sono il mazzo; la prima viene girata ed è la carta scoperta.</li><li>Ogni giocatore riceve gettoni: 11 con 3-5 giocatori, 9 con 6, 7 con 7. I tuoi gettoni sono segreti: solo tu sai quanti ne hai.</li><li>Un giocatore a caso inizia la prima manche; in ogni manche successiva inizia il posto seguente.</li></ul><h2>Il tuo turno</h2><ul><li><strong>No grazie!</strong> Metti uno dei tuoi gettoni sulla carta scoperta. Il turno passa al giocatore seguente. Non puoi rifiutare se non hai più gettoni.</li><li><strong>Prendi</strong> la carta scoperta e tutti i gettoni che ci sono sopra. Si gira la carta successiva e decidi di nuovo, finché non rifiuti.</li></ul><p>La manche finisce quando l'ultima carta è stata presa e il mazzo è vuoto.</p><h2>Punteggio</h2><ul><li>Ogni carta vale il suo numero, ma una sequenza di carte consecutive (come 13, 14, 15) vale solo la carta più bassa. 8, 13, 14, 15, 17 valgono 8 + 13 + 17 = 38.</li><li>Togli un punto per ogni gettone che ti resta. 38 punti carte con 13 gettoni fanno 25.</li><li>Dopo il numero di manche concordato (se ne consigliano quattro) vince il totale più basso. A pari totale si divide il posto.</li></ul><h2>Varianti</h2><dl><dt>Amigo (3-5 giocatori)</dt><dd>Si tolgono sempre il 10, il 20 e il 30, poi altre sei carte a caso, così ne restano fuori nove.</dd><dt>Amigo, sequenze lunghe (3-5 giocatori)</dt><dd>Come Amigo, ma si tolgono il 10, il 19 e il 28, per sequenze più lunghe nelle carte alte.</dd><dt>Tattica (3-5 giocatori)</dt><dd>Tutti ricevono 10 gettoni, e si tolgono il 10, il 20 e il 30 come in Amigo.</dd><dt>Gettoni scoperti</dt><dd>Tutti vedono quanti gettoni ha ogni giocatore.</dd><dt>Tigre Nascosta</dt><dd>Ogni giocatore riceve in ogni manche una carta Tigre nascosta. Una volta per manche, nel tuo turno, puoi calarla davanti a te; il tuo turno continua e prendi o rifiuti comunque. Al conteggio una Tigre calata vale la carta mancante che ti fa risparmiare più punti (unendo due sequenze o allungandone una verso il basso); non costa mai punti. Una Tigre non calata non conta nulla.</dd></dl></article>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
