@@ -226,7 +226,7 @@ func TestBrowserRoundSummaryAndLongRunsOnAPhone(t *testing.T) {
 	phone := newUser(t, newBrowser(t))
 	do(t, phone, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 	do(t, phone, chromedp.Navigate(fmt.Sprintf("%s/games/%d", s.URL, id)), chromedp.WaitVisible(byTestID("round-end")))
-	rows := get(t, phone, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="round-end-cards"]')].map(e => e.textContent.replace(/^.*'s cards: /, ""))`))
+	rows := get(t, phone, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="round-end-cards"]')].map(e => e.textContent.replace(/^.*: /, ""))`))
 	if len(rows) != 3 {
 		t.Fatalf("%d rows in the round summary", len(rows))
 	}

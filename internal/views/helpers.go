@@ -143,7 +143,7 @@ func streamURL(t TableView) string {
 
 // activeCardLabel names the active card and its pot for screen readers.
 func activeCardLabel(ctx context.Context, card, pot int) string {
-	return trn(ctx, "Active card {{.Card}}, {{.Count}} token on it", "Active card {{.Card}}, {{.Count}} tokens on it", pot, "Card", card)
+	return tr(ctx, "Active card {{.Card}}, {{.Tokens}} on it", "Card", card, "Tokens", TokensOn(ctx, pot))
 }
 
 // TokensOn says a number of tokens: "no tokens", "1 token".
