@@ -268,7 +268,7 @@ window.ntMsgs = (function () {
     link.click();
   });
   // After a step, focus stays on the button pressed (or its place).
-  document.addEventListener("htmx:afterSettle", function (ev) {
+  document.addEventListener("htmx:afterSettle", function () {
     if (!ev.detail.elt || !ev.detail.elt.dataset || !ev.detail.elt.dataset.replay) return;
     var again = document.querySelector('#replay [data-replay="' + ev.detail.elt.dataset.replay + '"]') || document.querySelector('#replay [data-testid="replay-step"]');
     if (again) { if (!again.hasAttribute("tabindex") && again.tagName !== "A") again.tabIndex = -1; again.focus(); }
@@ -298,4 +298,32 @@ window.ntMsgs = (function () {
     htmx.process(a);
     htmx.trigger(a, "click");
   }, true);
+})();
+
+// Table chat: times in the reader's own clock, the newest message in view,
+// and the box ready for the next message once one is sent.
+(function () {
+  function localTimes(root) {
+    root.querySelectorAll("time[data-local-time]").forEach(function (el) {
+      var d = new Date(el.getAttribute("datetime"));
+      if (!isNaN(d)) el.textContent = d.toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit" });
+      el.removeAttribute("data-local-time");
+    });
+  }
+  function toBottom() {
+    var log = document.getElementById("chat-log");
+    if (log) log.scrollTop = log.scrollHeight;
+  }
+  document.addEventListener("DOMContentLoaded", function () { localTimes(document); toBottom(); });
+  document.addEventListener("htmx:afterSettle", function () {
+    localTimes(document);
+    var form = document.getElementById("chat-form");
+    if (form && form.hasAttribute("data-sent")) {
+      form.removeAttribute("data-sent");
+      toBottom();
+      var input = document.getElementById("chat-text");
+      if (input) input.focus();
+    }
+  });
+  document.addEventListener("htmx:sseMessage", function () { localTimes(document); toBottom(); });
 })();

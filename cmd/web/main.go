@@ -25,6 +25,7 @@ import (
 	"nothanks/internal/config"
 	"nothanks/internal/db"
 	"nothanks/internal/handlers"
+	"nothanks/internal/moderation"
 )
 
 func main() {
@@ -50,8 +51,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if len(args) > 0 {
 		command = args[0]
 	}
-	if command != "serve" && command != "migrate" {
-		return fmt.Errorf("unknown command %q (want: serve or migrate)", command)
+	if command != "serve" && command != "migrate" && command != "admin" {
+		return fmt.Errorf("unknown command %q (want: serve, migrate, or admin grant|revoke NAME)", command)
+	}
+	if command == "admin" && (len(args) != 3 || (args[1] != "grant" && args[1] != "revoke")) {
+		return fmt.Errorf("usage: web admin grant NAME (or: web admin revoke NAME)")
 	}
 
 	store, err := db.Open(ctx, cfg.DatabaseURL)
@@ -64,6 +68,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	if command == "migrate" {
 		fmt.Fprintln(stdout, "migrations applied")
+		return nil
+	}
+	if command == "admin" {
+		grant := args[1] == "grant"
+		if err := moderation.New(store, clock.Real{}).Grant(ctx, args[2], grant); err != nil {
+			return err
+		}
+		if grant {
+			fmt.Fprintf(stdout, "%s is a moderator now (the action is in the moderation log)\n", args[2])
+		} else {
+			fmt.Fprintf(stdout, "%s is no longer a moderator\n", args[2])
+		}
 		return nil
 	}
 

@@ -109,6 +109,9 @@ func checkUsername(name string) string {
 	if strings.HasPrefix(strings.ToLower(name), "guest-") {
 		return i18n.M("Names starting with “Guest-” are kept for guests.")
 	}
+	if strings.HasPrefix(strings.ToLower(name), db.DeletedPrefix) {
+		return i18n.M("Names starting with “deleted-” are kept for deleted accounts.")
+	}
 	n := utf8.RuneCountInString(name)
 	if n < MinUsername || n > MaxUsername {
 		return i18n.M("A username has 3 to 20 characters.") // MinUsername, MaxUsername
@@ -238,6 +241,10 @@ func (s *Service) Login(ctx context.Context, in LoginInput, ip string) (db.User,
 	if !ok || !found {
 		return db.User{}, ErrBadCredentials
 	}
+	if !u.Active() {
+		// Said only to whoever knows the password.
+		return db.User{}, ErrDisabled
+	}
 	s.uncount(ctx, fromIP)
 	if err := s.store.ClearAttempts(ctx, key); err != nil {
 		return db.User{}, apperr.Wrap(err, apperr.Internal, "could not clear failures")
@@ -248,7 +255,7 @@ func (s *Service) Login(ctx context.Context, in LoginInput, ip string) (db.User,
 // User loads a user by id.
 func (s *Service) User(ctx context.Context, id int64) (db.User, error) {
 	u, err := s.store.UserByID(ctx, id)
-	if errors.Is(err, db.ErrNotFound) {
+	if errors.Is(err, db.ErrNotFound) || (err == nil && !u.Active()) {
 		return db.User{}, apperr.E(apperr.NotFound, "No such player.")
 	}
 	if err != nil {
@@ -260,7 +267,7 @@ func (s *Service) User(ctx context.Context, id int64) (db.User, error) {
 // UserByName loads a user by username, ignoring case.
 func (s *Service) UserByName(ctx context.Context, name string) (db.User, error) {
 	u, err := s.store.UserByName(ctx, name)
-	if errors.Is(err, db.ErrNotFound) {
+	if errors.Is(err, db.ErrNotFound) || (err == nil && u.DeletedAt != nil) {
 		return db.User{}, apperr.E(apperr.NotFound, "There is no player called %q.", name)
 	}
 	if err != nil {
@@ -275,6 +282,26 @@ type PasswordInput struct {
 	New              string `form:"new" json:"new"`
 	Confirm          string `form:"confirm" json:"confirm"`
 	EndOtherSessions bool   `form:"end_other_sessions" json:"end_other_sessions"`
+}
+
+// ErrDisabled answers the log-in of an account a moderator disabled.
+var ErrDisabled = apperr.E(apperr.Forbidden, "This account has been disabled by a moderator.")
+
+// VerifyPassword checks the password a form asks for before a grave step
+// (deleting the account), throttled like the other settings forms; a wrong
+// one is a field error on "password".
+func (s *Service) VerifyPassword(ctx context.Context, u db.User, password string) error {
+	if password == "" {
+		return apperr.FieldErrors{"password": "Write your password to confirm."}.Err()
+	}
+	ok, err := s.checkCurrentPassword(ctx, u, password)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apperr.FieldErrors{"password": "That is not your password."}.Err()
+	}
+	return nil
 }
 
 // ChangePassword sets a new password after checking the current one.

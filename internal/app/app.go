@@ -9,10 +9,12 @@ import (
 	"crypto/sha512"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
 	"nothanks/internal/accounts"
+	"nothanks/internal/chat"
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
 	"nothanks/internal/db"
@@ -22,7 +24,10 @@ import (
 	"nothanks/internal/links"
 	"nothanks/internal/live"
 	"nothanks/internal/metrics"
+	"nothanks/internal/moderation"
 	"nothanks/internal/notify"
+	"nothanks/internal/people"
+	"nothanks/internal/privacy"
 	"nothanks/internal/ranked"
 	"nothanks/internal/rematch"
 	"nothanks/internal/reviews"
@@ -114,8 +119,10 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	rv := reviews.New(store, g, clk, log)
 	rm := rematch.New(store, g, clk)
 	iv := invites.New(store, g, clk)
+	ch := chat.New(store, g, clk)
 	m := metrics.New(store.DB.DB, store, clk.Now, log)
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Reviews: rv, Rematch: rm, Invites: iv, DB: store, Clock: clk, Log: log,
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
+		People: people.New(store, clk), Chat: ch, Moderation: moderation.New(store, clk), Privacy: privacy.New(store, acc, g, clk), Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
 	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Reviews: rv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
@@ -147,6 +154,11 @@ func (a *App) Run(ctx context.Context) {
 		},
 		db.DueChannel:   a.Due.AtPayload,
 		db.TokenChannel: a.Accounts.ForgetToken,
+		db.ChatChannel: func(payload string) {
+			if id, err := strconv.ParseInt(payload, 10, 64); err == nil {
+				a.Watch.ChatChanged(id)
+			}
+		},
 	}
 	caughtUp := func() {
 		a.Watch.ChangedAll()

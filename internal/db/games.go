@@ -418,7 +418,7 @@ type GameSummary struct {
 }
 
 const summaryColumns = gameColumns + `,
-	ARRAY(SELECT COALESCE(u.username, s.bot_level || ' bot' || COALESCE(' ' || (s.seat + 1), '')) FROM game_seats s LEFT JOIN users u ON u.id = s.user_id
+	ARRAY(SELECT COALESCE(CASE WHEN u.deleted_at IS NOT NULL THEN '` + DeletedName + `' ELSE u.username END, s.bot_level || ' bot' || COALESCE(' ' || (s.seat + 1), '')) FROM game_seats s LEFT JOIN users u ON u.id = s.user_id
 	      WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS players,
 	(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id) AS taken,
 	(SELECT username FROM users WHERE id = g.turn_user_id) AS turn_name`
@@ -493,4 +493,24 @@ func (s *Store) TurnGames(ctx context.Context, userIDs []int64) ([]TurnGame, err
 		return nil, fmt.Errorf("db: turn games: %w", err)
 	}
 	return out, nil
+}
+
+// SeatedGames lists the open and playing games a user sits in.
+func (s *Store) SeatedGames(ctx context.Context, userID int64) ([]Game, error) {
+	var out []Game
+	err := sel(ctx, s.DB, &out, `SELECT `+gameColumns+` FROM games g JOIN game_seats s ON s.game_id = g.id AND s.user_id = $1
+		WHERE g.status IN ('open', 'playing') ORDER BY g.id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("db: seated games of %d: %w", userID, err)
+	}
+	return out, nil
+}
+
+// DueNow makes a playing game's next move due at at (a seat whose player
+// left is played by the server) and wakes the workers once committed.
+func (t *Tx) DueNow(ctx context.Context, gameID int64, at time.Time) error {
+	if err := exec(ctx, t.tx, "due now", `UPDATE games SET due_at = $2, turn_user_id = NULL WHERE id = $1 AND status = 'playing'`, gameID, at); err != nil {
+		return err
+	}
+	return t.NotifyDue(ctx, at)
 }

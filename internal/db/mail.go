@@ -185,13 +185,14 @@ type Recipient struct {
 	MailSettings
 }
 
-// Recipient loads a user with their mail settings.
+// Recipient loads a user with their mail settings; a deleted or disabled
+// account is not found (its mail is skipped).
 func (s *Store) Recipient(ctx context.Context, userID int64) (Recipient, error) {
 	var r Recipient
 	err := get(ctx, s.DB, &r, `
 		SELECT id, username, email, email_verified_at, pending_email, password_hash, vacation_until, lang, time_zone, mail_your_turn,
 			mail_reminder, mail_game_over, mail_timed_out, turn_digest, digest_hour
-		FROM users WHERE id = $1`, userID)
+		FROM users WHERE id = $1 AND deleted_at IS NULL AND disabled_at IS NULL`, userID)
 	if err != nil {
 		return Recipient{}, fmt.Errorf("db: recipient %d: %w", userID, notFound(err))
 	}

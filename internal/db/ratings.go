@@ -74,7 +74,7 @@ func (s *Store) Ladder(ctx context.Context, minGames, limit, offset int) ([]Ladd
 	err := sel(ctx, s.DB, &out, `
 		SELECT rank, id, username, rating, ranked_games, ranked_wins FROM (
 			SELECT rank() OVER (ORDER BY rating DESC) AS rank, id, username, rating, ranked_games, ranked_wins
-			FROM users WHERE ranked_games >= $1
+			FROM users WHERE ranked_games >= $1 AND deleted_at IS NULL
 		) l ORDER BY rank, id LIMIT $2 OFFSET $3`, minGames, limit, offset)
 	if err != nil {
 		return nil, fmt.Errorf("db: ladder: %w", err)
@@ -85,7 +85,7 @@ func (s *Store) Ladder(ctx context.Context, minGames, limit, offset int) ([]Ladd
 // CountLadder counts established players.
 func (s *Store) CountLadder(ctx context.Context, minGames int) (int, error) {
 	var n int
-	if err := get(ctx, s.DB, &n, `SELECT count(*) FROM users WHERE ranked_games >= $1`, minGames); err != nil {
+	if err := get(ctx, s.DB, &n, `SELECT count(*) FROM users WHERE ranked_games >= $1 AND deleted_at IS NULL`, minGames); err != nil {
 		return 0, fmt.Errorf("db: count ladder: %w", err)
 	}
 	return n, nil
@@ -96,7 +96,7 @@ func (s *Store) Provisional(ctx context.Context, minGames, limit int) ([]LadderR
 	var out []LadderRow
 	err := sel(ctx, s.DB, &out, `
 		SELECT 0 AS rank, id, username, rating, ranked_games, ranked_wins FROM users
-		WHERE ranked_games > 0 AND ranked_games < $1 ORDER BY rating DESC, id LIMIT $2`, minGames, limit)
+		WHERE ranked_games > 0 AND ranked_games < $1 AND deleted_at IS NULL ORDER BY rating DESC, id LIMIT $2`, minGames, limit)
 	if err != nil {
 		return nil, fmt.Errorf("db: provisional players: %w", err)
 	}
@@ -108,7 +108,7 @@ func (s *Store) RankOf(ctx context.Context, userID int64, minGames int) (int, er
 	var rank int
 	err := get(ctx, s.DB, &rank, `
 		SELECT CASE WHEN u.ranked_games >= $2
-			THEN (SELECT count(*) + 1 FROM users o WHERE o.ranked_games >= $2 AND o.rating > u.rating) ELSE 0 END
+			THEN (SELECT count(*) + 1 FROM users o WHERE o.ranked_games >= $2 AND o.deleted_at IS NULL AND o.rating > u.rating) ELSE 0 END
 		FROM users u WHERE u.id = $1`, userID, minGames)
 	if err != nil {
 		return 0, fmt.Errorf("db: rank of %d: %w", userID, notFound(err))

@@ -65,7 +65,7 @@ func (s *Store) UserByAPIToken(ctx context.Context, hash []byte, at time.Time) (
 	var u User
 	err := get(ctx, s.DB, &u, `
 		WITH t AS (UPDATE api_tokens SET last_used_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL RETURNING user_id)
-		SELECT `+userColumns+` FROM users WHERE id = (SELECT user_id FROM t)`, hash, at)
+		SELECT `+userColumns+` FROM users WHERE id = (SELECT user_id FROM t) AND disabled_at IS NULL AND deleted_at IS NULL`, hash, at)
 	if err != nil {
 		return User{}, fmt.Errorf("db: user by api token: %w", notFound(err))
 	}

@@ -26,6 +26,23 @@ type User struct {
 	Guest bool `db:"guest"`
 	// Lang is the language they chose ("en", "es", "it"), "" for none yet.
 	Lang string `db:"lang"`
+	// Admin: a moderator (granted from the command line).
+	Admin bool `db:"admin"`
+	// SilencedUntil: a moderator barred them from chat until then.
+	SilencedUntil *time.Time `db:"silenced_until"`
+	// DisabledAt: a moderator disabled the account; it cannot log in.
+	DisabledAt *time.Time `db:"disabled_at"`
+	// DeletedAt: they deleted the account; the row keeps their seats.
+	DeletedAt *time.Time `db:"deleted_at"`
+}
+
+// Active reports whether the account may be used: not disabled by a
+// moderator, not deleted by its owner.
+func (u User) Active() bool { return u.DisabledAt == nil && u.DeletedAt == nil }
+
+// Silenced reports whether the account may not chat at now.
+func (u User) Silenced(now time.Time) bool {
+	return u.SilencedUntil != nil && now.Before(*u.SilencedUntil)
 }
 
 // Errors of CreateUser and UpdateEmail when a unique value is taken.
@@ -34,7 +51,7 @@ var (
 	ErrEmailTaken    = errors.New("db: email taken")
 )
 
-const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound, guest, lang`
+const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound, guest, lang, admin, silenced_until, disabled_at, deleted_at`
 
 // CreateUser inserts a user; a name or email taken (ignoring case) gives
 // ErrUsernameTaken or ErrEmailTaken.
@@ -228,4 +245,68 @@ func (s *Store) DeleteGuestsBefore(ctx context.Context, before time.Time) (int64
 		return nil
 	})
 	return n, err
+}
+
+// DeletedName is how lists name the seat of a deleted account (the views
+// translate it).
+const DeletedName = "deleted player"
+
+// DeletedPrefix starts the name a deleted account is given ("deleted-7"),
+// which no registration may take.
+const DeletedPrefix = "deleted-"
+
+// DeleteAccount empties a user's row for good: the name becomes
+// "deleted-ID", the address, password and mail settings go, every session
+// ends and every API token is revoked (every instance hears of each),
+// follows, blocks, mutes, the ranked queue and open invitations go, and
+// mail not yet sent is skipped. The row stays, so that finished games keep
+// the seat and ratings history stays whole. It reports false when the
+// account was deleted already.
+func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) (bool, error) {
+	done := false
+	err := s.Tx(ctx, func(tx *Tx) error {
+		res, err := tx.tx.ExecContext(ctx, `
+			UPDATE users SET username = '`+DeletedPrefix+`' || id, email = '`+DeletedPrefix+`' || id || '@deleted.invalid',
+				password_hash = '!', email_verified_at = NULL, pending_email = NULL, pending_email_sent_at = NULL,
+				admin = false, deleted_at = $2, vacation_until = NULL,
+				mail_your_turn = false, mail_reminder = false, mail_game_over = false, mail_timed_out = false, turn_digest = false
+			WHERE id = $1 AND deleted_at IS NULL`, userID, at)
+		if err != nil {
+			return fmt.Errorf("db: delete account %d: %w", userID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		done = true
+		if err := endAccess(ctx, tx, userID, at); err != nil {
+			return err
+		}
+		for _, q := range []string{
+			`DELETE FROM follows WHERE follower_id = $1 OR followee_id = $1`,
+			`DELETE FROM blocks WHERE blocker_id = $1 OR blocked_id = $1`,
+			`DELETE FROM chat_mutes WHERE user_id = $1`,
+			`DELETE FROM ranked_queue WHERE user_id = $1`,
+			`DELETE FROM password_resets WHERE user_id = $1`,
+			`DELETE FROM invites WHERE (from_user = $1 OR to_user = $1) AND status = 'open'`,
+			`UPDATE mail_outbox SET status = 'skipped', note = 'account deleted' WHERE user_id = $1 AND status IN ('pending', 'sending')`,
+		} {
+			if err := exec(ctx, tx.tx, "delete account", q, userID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return done, err
+}
+
+// ChatBy lists the chat messages a user wrote, oldest first (for the export
+// of their data).
+func (s *Store) ChatBy(ctx context.Context, userID int64) ([]ChatMessage, error) {
+	var out []ChatMessage
+	err := sel(ctx, s.DB, &out, `SELECT `+chatColumns+` FROM chat_messages m JOIN users u ON u.id = m.user_id
+		WHERE m.user_id = $1 ORDER BY m.id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("db: chat by %d: %w", userID, err)
+	}
+	return out, nil
 }

@@ -224,6 +224,16 @@ func (s *Service) Join(ctx context.Context, userID, gameID int64, code string) e
 		if !g.Public && code != g.InviteCode {
 			return ErrNoGame
 		}
+		if !g.Public {
+			// A private table is its creator's: one they block cannot join.
+			blocked, err := tx.BlocksEither(ctx, g.CreatorID, userID)
+			if err != nil {
+				return err
+			}
+			if blocked {
+				return apperr.E(apperr.Forbidden, "You cannot join this table.")
+			}
+		}
 		if seatOf(seats, userID) != nil {
 			return apperr.E(apperr.Conflict, "You are already at this table.")
 		}

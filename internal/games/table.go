@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"nothanks/internal/engine/bot"
+	"strings"
 	"time"
 
 	"nothanks/internal/apperr"
@@ -58,6 +59,9 @@ func (s *Service) State(ctx context.Context, gameID int64) (*State, error) {
 // Name is the name shown for a seat: the player's, or the bot's level.
 func Name(st db.Seat) string {
 	if st.Username != nil {
+		if strings.HasPrefix(*st.Username, db.DeletedPrefix) {
+			return db.DeletedName
+		}
 		return *st.Username
 	}
 	if st.BotLevel != nil {

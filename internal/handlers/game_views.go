@@ -179,7 +179,7 @@ func ratingDelta(d float64) string {
 
 // fillTable fills the table part of a view model from a projection.
 func fillTable(ctx context.Context, v views.TableView, t *games.Table, pv *engine.View, g db.Game, now time.Time) views.TableView {
-	names := t.SeatNames()
+	names := localNames(ctx, t.SeatNames())
 	v.Round, v.Rounds = pv.Round, pv.Options.Rounds
 	v.ActiveCard, v.Pot, v.DeckLeft = pv.ActiveCard, pv.Pot, pv.DeckLeft
 	if pv.Turn >= 0 && pv.Turn < len(names) {
@@ -196,7 +196,7 @@ func fillTable(ctx context.Context, v views.TableView, t *games.Table, pv *engin
 			Abandoned: st.Abandoned, Runs: sv.Runs, CardPoints: sv.CardPoints, Tokens: "?",
 			Total: pv.Totals[i], TigerHeld: sv.TigerHeld, TigerPlayed: sv.TigerPlayed,
 		}
-		if st.Username != nil {
+		if st.Username != nil && names[i] == *st.Username {
 			seat.ProfileURL = "/u/" + *st.Username
 		}
 		if st.VacationUntil != nil && st.VacationUntil.After(now) && g.Pace == games.Correspondence {
@@ -429,9 +429,9 @@ func (s *Server) lobbyView(ctx context.Context, t *games.Table, k watch.Key) *vi
 	}
 	for _, st := range t.Seats {
 		if st.UserID != nil && *st.UserID == t.Game.CreatorID {
-			l.Creator = games.Name(st)
+			l.Creator = views.PlayerName(ctx, games.Name(st))
 		}
-		l.Seats = append(l.Seats, views.LobbySeat{ID: st.ID, Name: games.Name(st), Bot: st.BotLevel != nil, CanRemove: creator && st.BotLevel != nil})
+		l.Seats = append(l.Seats, views.LobbySeat{ID: st.ID, Name: views.PlayerName(ctx, games.Name(st)), Bot: st.BotLevel != nil, CanRemove: creator && st.BotLevel != nil})
 	}
 	if !t.Game.Public {
 		l.InviteCode = k.Code
@@ -481,4 +481,13 @@ func gameRow(ctx context.Context, g db.GameSummary, userID int64) views.GameRow 
 		r.Placing = *g.MyPlacing
 	}
 	return r
+}
+
+// localNames are seat names to show in the reader's language.
+func localNames(ctx context.Context, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = views.PlayerName(ctx, n)
+	}
+	return out
 }

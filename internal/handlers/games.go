@@ -155,12 +155,16 @@ func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView, m
 	if v.Status == db.StatusPlaying {
 		v.Watchers = s.watchers(c.Request().Context(), v.GameID)
 	}
+	chat, err := s.chatPanel(c, v.GameID, chatCode(c))
+	if err != nil {
+		return err
+	}
 	p := s.page(c, tr(c, "Game #{{.ID}}", "ID", v.GameID))
 	p.TurnsInGameStream = true
 	if message != nil {
 		p.Flash = message
 	}
-	return render(c, status, views.GamePage(p, v))
+	return render(c, status, views.GamePage(p, v, chat))
 }
 
 // joinByInvite opens a private game's lobby from its invite link.
@@ -301,9 +305,17 @@ func (s *Server) replay(c echo.Context) error {
 	events := t.View.Events
 	for i := len(events) - 1; i >= 0; i-- {
 		if _, ok := events[i].Action(); ok {
-			r.Last = eventText(c.Request().Context(), events[i], t.SeatNames())
+			r.Last = eventText(c.Request().Context(), events[i], localNames(c.Request().Context(), t.SeatNames()))
 			break
 		}
+	}
+	if !isFragment(c) {
+		l, err := s.chat.Read(c.Request().Context(), id)
+		if err != nil {
+			return err
+		}
+		code := c.QueryParam("code")
+		r.Chat = &views.ReplayChatView{Players: chatView(id, db.ChatPlayers, l.Players, code), Spectators: chatView(id, db.ChatSpectators, l.Spectators, code)}
 	}
 	return render(c, http.StatusOK, views.ReplayPage(s.page(c, tr(c, "Replay of game #{{.ID}}", "ID", id)), r))
 }

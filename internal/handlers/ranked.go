@@ -168,6 +168,13 @@ func (s *Server) profile(c echo.Context) error {
 	for _, r := range p.BySize {
 		v.BySize = append(v.BySize, views.SizeRow{Seats: r.Seats, Games: r.Games, Wins: r.Wins, Share: fmt.Sprintf("%.0f%%", 100*float64(r.Wins)/float64(max(r.Games, 1)))})
 	}
+	if me := currentUser(c); me != nil && !me.Guest && me.ID != u.ID && !u.Guest {
+		rel, err := s.people.Relation(c.Request().Context(), me.ID, u.ID)
+		if err != nil {
+			return err
+		}
+		v.Relation = &views.RelationView{Follows: rel.Follows, Blocks: rel.Blocks}
+	}
 	return render(c, http.StatusOK, views.ProfilePage(s.page(c, u.Username), v))
 }
 

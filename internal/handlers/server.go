@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"nothanks/internal/accounts"
+	"nothanks/internal/chat"
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
 	"nothanks/internal/db"
@@ -25,6 +26,9 @@ import (
 	"nothanks/internal/invites"
 	"nothanks/internal/links"
 	"nothanks/internal/metrics"
+	"nothanks/internal/moderation"
+	"nothanks/internal/people"
+	"nothanks/internal/privacy"
 	"nothanks/internal/ranked"
 	"nothanks/internal/rematch"
 	"nothanks/internal/reviews"
@@ -58,9 +62,15 @@ type Deps struct {
 	Rematch *rematch.Service
 	// Invites are challenges by name.
 	Invites *invites.Service
-	DB      Store
-	Clock   clock.Clock
-	Log     *slog.Logger
+	// People follows and blocks; Chat is the table chat; Moderation is
+	// the admins' tools; Privacy exports and deletes accounts.
+	People     *people.Service
+	Chat       *chat.Service
+	Moderation *moderation.Service
+	Privacy    *privacy.Service
+	DB         Store
+	Clock      clock.Clock
+	Log        *slog.Logger
 	// Metrics records requests, moves and streams; nil records nothing.
 	Metrics *metrics.Metrics
 	// ActiveRequests is how many requests may work at once (the pool's
@@ -81,6 +91,10 @@ type Server struct {
 	reviews  *reviews.Service
 	rematch  *rematch.Service
 	invites  *invites.Service
+	people   *people.Service
+	chat     *chat.Service
+	mod      *moderation.Service
+	privacy  *privacy.Service
 	db       Store
 	clock    clock.Clock
 	log      *slog.Logger
@@ -100,8 +114,9 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, people: d.People, chat: d.Chat, mod: d.Moderation, privacy: d.Privacy, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
 	d.Watch.SetRenderer(streamRenderer{s})
+	d.Watch.SetChat(d.Chat.Read)
 	if d.ActiveRequests > 0 {
 		s.slots = make(chan struct{}, d.ActiveRequests)
 	}

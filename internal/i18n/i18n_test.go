@@ -82,7 +82,7 @@ func TestEveryLanguageHasEveryMessageWithItsPlaceholders(t *testing.T) {
 var sameInEveryLanguage = map[string]bool{
 	"Standard": true, "Dec.": true, "Email": true, "Password": true, "Total": true, "Bots": true,
 	"Amigo (10, 20, 30 out)": false, "Manche": true, "Registro (JSON)": true,
-	"{{.Count}} watching": true, "provisional": true, "bot": true,
+	"{{.Count}} watching": true, "provisional": true, "bot": true, "Chat": true, "Account": true,
 }
 
 func TestTheEnglishCatalogueIsWhatTheCodeSays(t *testing.T) {

@@ -33,6 +33,8 @@ type Store interface {
 	InviteByID(ctx context.Context, id int64) (db.Invite, error)
 	AnswerInvite(ctx context.Context, id int64, status string) (bool, error)
 	RecentOpponents(ctx context.Context, userID int64, limit int) ([]string, error)
+	FollowedNames(ctx context.Context, userID int64, limit int) ([]string, error)
+	RelationOf(ctx context.Context, me, other int64) (db.Relation, error)
 }
 
 // Service invites players by name.
@@ -68,7 +70,7 @@ func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string)
 		return apperr.E(apperr.Conflict, "This table is full.")
 	}
 	to, err := s.store.UserByName(ctx, name)
-	if errors.Is(err, db.ErrNotFound) || (err == nil && to.Guest) {
+	if errors.Is(err, db.ErrNotFound) || (err == nil && (to.Guest || !to.Active())) {
 		return field("There is no player called " + name + ".")
 	}
 	if err != nil {
@@ -76,6 +78,13 @@ func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string)
 	}
 	if _, seated := st.SeatOf(&to.ID); seated {
 		return field(to.Username + " is at this table already.")
+	}
+	rel, err := s.store.RelationOf(ctx, fromID, to.ID)
+	if err != nil {
+		return err
+	}
+	if rel.BlockedBy {
+		return apperr.E(apperr.Invalid, "%s does not accept invitations from you.", to.Username)
 	}
 	now := s.clock.Now()
 	expires, mail := now.Add(LiveFor), false
@@ -99,9 +108,26 @@ func (s *Service) Of(ctx context.Context, gameID int64) ([]db.Invite, error) {
 	return s.store.InvitesFor(ctx, gameID)
 }
 
-// Suggestions are names to offer when a player invites someone.
+// Suggestions are names to offer when a player invites someone: the
+// people they follow, then those they played with lately.
 func (s *Service) Suggestions(ctx context.Context, userID int64) ([]string, error) {
-	return s.store.RecentOpponents(ctx, userID, 20)
+	followed, err := s.store.FollowedNames(ctx, userID, 50)
+	if err != nil {
+		return nil, err
+	}
+	recent, err := s.store.RecentOpponents(ctx, userID, 20)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range append(followed, recent...) {
+		if k := strings.ToLower(n); !seen[k] {
+			seen[k] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // Accept takes the invitation's seat; it returns the game's id.

@@ -257,4 +257,6 @@ type ReplayView struct {
 	// Analysis is the game's post-game analysis (nil: none to show).
 	Analysis *AnalysisView
 	CSRF     string
+	// Chat is the game's chat, both channels (nil: not on this answer).
+	Chat *ReplayChatView
 }

@@ -112,7 +112,25 @@ func OrdinalIn(l i18n.Lang, n int) string {
 	return strconv.Itoa(n) + suffix
 }
 
-func joinNames(names []string) string { return strings.Join(names, ", ") }
+func joinNames(ctx context.Context, names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = PlayerName(ctx, n)
+	}
+	return strings.Join(out, ", ")
+}
+
+// PlayerName is a seat's name to show: a deleted account's seat is
+// "deleted player" in the reader's language.
+func PlayerName(ctx context.Context, name string) string {
+	if name == deletedName {
+		return i18n.T(ctx, "deleted player")
+	}
+	return name
+}
+
+// deletedName is db.DeletedName (views do not import db).
+const deletedName = "deleted player"
 
 // describedBy links an input to its error, or else to its hint.
 func describedBy(f Form, name, hint string) string {

@@ -31,6 +31,8 @@ type NavUser struct {
 	TurnSound bool
 	// Guest: playing bots without an account yet.
 	Guest bool
+	// Admin: a moderator.
+	Admin bool
 }
 
 // Flash is a one-time message shown at the top of a page.

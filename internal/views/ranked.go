@@ -22,6 +22,14 @@ type ProfileView struct {
 	// AccuracyGames recent games ("" before any).
 	Accuracy      string
 	AccuracyGames int
+	// Relation is how the logged-in viewer stands to this player (nil: a
+	// visitor, a guest, or the player themselves).
+	Relation *RelationView
+}
+
+// RelationView is whether the viewer follows or blocks a player.
+type RelationView struct {
+	Follows, Blocks bool
 }
 
 // RecentGame is a finished game on a profile.

@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"nothanks/internal/chat"
 	"nothanks/internal/clock"
 	"nothanks/internal/db"
 	"nothanks/internal/engine"
@@ -101,7 +102,29 @@ type Renderer interface {
 	Board(ctx context.Context, st *games.State, k Key) ([]byte, error)
 	// Watchers is the HTML of the watcher count in a language.
 	Watchers(ctx context.Context, n int, lang string) ([]byte, error)
+	// Chat is the HTML of a game's chat messages in one channel.
+	Chat(ctx context.Context, gameID int64, l chat.Log, k ChatKey) ([]byte, error)
 }
+
+// ChatKey names one distinct view of a game's chat.
+type ChatKey struct {
+	Channel string
+	Lang    string
+	// Code is the invite code the report links carry (private games).
+	Code string
+}
+
+// ChatKeyFor says which chat a viewer of a state reads.
+func ChatKeyFor(st *games.State, v Viewer) ChatKey {
+	k := ChatKey{Channel: chat.ChannelOf(st, v.UserID), Lang: v.Lang}
+	if _, seated := st.SeatOf(v.UserID); !seated && !st.Game.Public {
+		k.Code = v.Code
+	}
+	return k
+}
+
+// ChatLoader reads a game's chat (one database read).
+type ChatLoader func(ctx context.Context, gameID int64) (chat.Log, error)
 
 // Loader reads a game as of its current version (one database read).
 type Loader func(ctx context.Context, gameID int64) (*games.State, error)
@@ -139,6 +162,8 @@ type Sub struct {
 	mu      sync.Mutex
 	pending []Frame
 	dropped bool
+	// chatKey is the chat view last sent (zero: none yet).
+	chatKey ChatKey
 }
 
 // Take returns the frames waiting for the stream, oldest first, and
@@ -153,7 +178,7 @@ func (s *Sub) Take() ([]Frame, bool) {
 
 func (s *Sub) deliver(f Frame) {
 	s.mu.Lock()
-	if f.Kind == "board" || f.Kind == "watchers" {
+	if f.Kind == "board" || f.Kind == "watchers" || f.Kind == "chat" {
 		// A newer board (or count) makes one not yet written moot.
 		for i := range s.pending {
 			if s.pending[i].Kind == f.Kind {
@@ -191,11 +216,17 @@ type room struct {
 	// drawing is held while a view is drawn, so that streams asking for the
 	// same view at once share one drawing.
 	drawing sync.Mutex
+	// chat is the game's chat as last read (nil: not read yet), with the
+	// frames drawn from it; chatLoading and chatAgain coalesce changes.
+	chat                   *chat.Log
+	chatFrames             map[ChatKey]Frame
+	chatLoading, chatAgain bool
 }
 
 // Hub holds the rooms of this instance.
 type Hub struct {
 	load     Loader
+	loadChat ChatLoader
 	render   Renderer
 	presence PresenceStore
 	clock    clock.Clock
@@ -225,6 +256,9 @@ func New(load Loader, presence PresenceStore, clk clock.Clock, log *slog.Logger)
 
 // SetRenderer gives the hub its renderer (the handlers make it).
 func (h *Hub) SetRenderer(r Renderer) { h.render = r }
+
+// SetChat makes the streams carry the games' chat, read with load.
+func (h *Hub) SetChat(load ChatLoader) { h.loadChat = load }
 
 // Stats counts the hub's work since it started, for tests and metrics.
 type Stats struct {
@@ -293,7 +327,116 @@ func (h *Hub) Subscribe(ctx context.Context, gameID int64, v Viewer) (*Sub, Fram
 		h.Unsubscribe(sub)
 		return nil, Frame{}, err
 	}
+	if h.loadChat != nil {
+		// The chat follows as the stream's first event after the board:
+		// at once when it is read already, else once it is.
+		r.mu.Lock()
+		loaded := r.chat != nil
+		r.mu.Unlock()
+		if loaded {
+			h.sendChat(ctx, r, st, sub)
+		} else {
+			h.refreshChat(r)
+		}
+	}
 	return sub, f, nil
+}
+
+// sendChat gives a stream the chat view it reads of the room's chat,
+// drawing each view once per read.
+func (h *Hub) sendChat(ctx context.Context, r *room, st *games.State, s *Sub) {
+	k := ChatKeyFor(st, s.viewer)
+	r.mu.Lock()
+	l := r.chat
+	f, ok := r.chatFrames[k]
+	r.mu.Unlock()
+	if l == nil {
+		return
+	}
+	if !ok {
+		html, err := h.render.Chat(ctx, r.id, *l, k)
+		if err != nil {
+			h.log.Warn("watch: render chat", "game", r.id, "err", err)
+			return
+		}
+		h.renders.Add(1)
+		f = Frame{Kind: "chat", Data: EventBytes("chat", html)}
+		r.mu.Lock()
+		if r.chat == l {
+			r.chatFrames[k] = f
+		}
+		r.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.chatKey = k
+	s.mu.Unlock()
+	s.deliver(f)
+}
+
+// ChatChanged tells the hub that a game's chat changed: if anyone here
+// watches the game, the chat is read once and every stream gets its view.
+func (h *Hub) ChatChanged(gameID int64) {
+	h.mu.Lock()
+	r := h.rooms[gameID]
+	h.mu.Unlock()
+	if r != nil && h.loadChat != nil {
+		h.refreshChat(r)
+	}
+}
+
+// refreshChat reads a room's chat again in the background, coalescing
+// changes that come meanwhile into one more read.
+func (h *Hub) refreshChat(r *room) {
+	r.mu.Lock()
+	if r.chatLoading {
+		r.chatAgain = true
+		r.mu.Unlock()
+		return
+	}
+	r.chatLoading = true
+	r.mu.Unlock()
+	go func() {
+		for {
+			<-r.ready
+			h.reloadChat(r)
+			r.mu.Lock()
+			if !r.chatAgain {
+				r.chatLoading = false
+				r.mu.Unlock()
+				return
+			}
+			r.chatAgain = false
+			r.mu.Unlock()
+		}
+	}()
+}
+
+func (h *Hub) reloadChat(r *room) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h.loading <- struct{}{}
+	l, err := h.loadChat(ctx, r.id)
+	<-h.loading
+	if err != nil {
+		h.log.Warn("watch: read chat", "game", r.id, "err", err)
+		return
+	}
+	r.mu.Lock()
+	r.chat, r.chatFrames = &l, map[ChatKey]Frame{}
+	st := r.state
+	subs := make([]*Sub, 0, len(r.subs))
+	for s := range r.subs {
+		subs = append(subs, s)
+	}
+	r.mu.Unlock()
+	if st == nil {
+		return
+	}
+	for _, s := range subs {
+		if st.CanSee(s.viewer.UserID, s.viewer.Code) {
+			h.sendChat(ctx, r, st, s)
+		}
+	}
 }
 
 // Unsubscribe closes a stream; the last one out closes its room.
@@ -370,6 +513,9 @@ func (h *Hub) ChangedAll() {
 	h.mu.Unlock()
 	for _, r := range rooms {
 		h.refresh(r)
+		if h.loadChat != nil {
+			h.refreshChat(r)
+		}
 	}
 }
 
@@ -432,6 +578,13 @@ func (h *Hub) reload(r *room) {
 			return
 		}
 		s.deliver(f)
+		// Someone who took a seat now reads the players' chat.
+		s.mu.Lock()
+		moved := s.chatKey != (ChatKey{}) && s.chatKey != ChatKeyFor(st, s.viewer)
+		s.mu.Unlock()
+		if moved {
+			h.sendChat(ctx, r, st, s)
+		}
 	}
 }
 

@@ -12,10 +12,12 @@ func TestMailboxKeepsTheNewestBoardAndDropsAClientThatFallsBehind(t *testing.T) 
 	s := &Sub{Wake: make(chan struct{}, 1)}
 	s.deliver(Frame{Kind: "board", Digest: "v1"})
 	s.deliver(Frame{Kind: "watchers", Digest: "w1"})
+	s.deliver(Frame{Kind: "chat", Digest: "c1"})
 	s.deliver(Frame{Kind: "board", Digest: "v2"}) // replaces v1, never waits
+	s.deliver(Frame{Kind: "chat", Digest: "c2"})  // the whole chat again: replaces c1
 	frames, dropped := s.Take()
-	if dropped || len(frames) != 2 || frames[0].Digest != "w1" || frames[1].Digest != "v2" {
-		t.Fatalf("frames %+v, dropped %v; want the count and board v2", frames, dropped)
+	if dropped || len(frames) != 3 || frames[0].Digest != "w1" || frames[1].Digest != "v2" || frames[2].Digest != "c2" {
+		t.Fatalf("frames %+v, dropped %v; want the count, board v2 and chat c2", frames, dropped)
 	}
 	if _, dropped := s.Take(); dropped {
 		t.Fatal("an empty mailbox reads as dropped")
@@ -23,7 +25,7 @@ func TestMailboxKeepsTheNewestBoardAndDropsAClientThatFallsBehind(t *testing.T) 
 	// Events that do not replace each other pile up; past MaxPending the
 	// client is dropped rather than waited on.
 	for i := range MaxPending + 1 {
-		s.deliver(Frame{Kind: "chat", Digest: string(rune('a' + i%26))})
+		s.deliver(Frame{Kind: "turn", Digest: string(rune('a' + i%26))})
 	}
 	if _, dropped := s.Take(); !dropped {
 		t.Error("a client more than MaxPending events behind is not dropped")

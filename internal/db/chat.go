@@ -1,0 +1,106 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Chat channels of a game.
+const (
+	ChatPlayers    = "players"
+	ChatSpectators = "spectators"
+)
+
+// ChatMessage is a row of chat_messages with its author's name.
+type ChatMessage struct {
+	ID        int64      `db:"id" json:"id"`
+	GameID    int64      `db:"game_id" json:"game_id"`
+	UserID    int64      `db:"user_id" json:"-"`
+	Author    string     `db:"author" json:"author"`
+	Deleted   bool       `db:"author_deleted" json:"-"`
+	Channel   string     `db:"channel" json:"channel"`
+	Body      string     `db:"body" json:"body"`
+	CreatedAt time.Time  `db:"created_at" json:"created_at"`
+	HiddenAt  *time.Time `db:"hidden_at" json:"-"`
+}
+
+const chatColumns = `m.id, m.game_id, m.user_id, u.username AS author, u.deleted_at IS NOT NULL AS author_deleted,
+	m.channel, m.body, m.created_at, m.hidden_at`
+
+// ChatChannel is the LISTEN/NOTIFY channel of chat changes (a message
+// said or hidden), payload the game's id.
+const ChatChannel = "chat_changed"
+
+// AddChat stores a message and tells every instance once it commits.
+func (s *Store) AddChat(ctx context.Context, m ChatMessage) (int64, error) {
+	var id int64
+	err := s.Tx(ctx, func(tx *Tx) error {
+		if err := get(ctx, tx.tx, &id, `
+			INSERT INTO chat_messages (game_id, user_id, channel, body, created_at) VALUES ($1, $2, $3, $4, $5)
+			RETURNING id`, m.GameID, m.UserID, m.Channel, m.Body, m.CreatedAt); err != nil {
+			return fmt.Errorf("db: add chat: %w", err)
+		}
+		tx.notes = append(tx.notes, note{ChatChannel, fmt.Sprint(m.GameID)})
+		return nil
+	})
+	return id, err
+}
+
+// Chat reads the last limit messages of each of a game's channels, oldest
+// first.
+func (s *Store) Chat(ctx context.Context, gameID int64, limit int) ([]ChatMessage, error) {
+	var out []ChatMessage
+	err := sel(ctx, s.DB, &out, `
+		SELECT id, game_id, user_id, author, author_deleted, channel, body, created_at, hidden_at FROM (
+			SELECT `+chatColumns+`, row_number() OVER (PARTITION BY m.channel ORDER BY m.id DESC) AS n
+			FROM chat_messages m JOIN users u ON u.id = m.user_id
+			WHERE m.game_id = $1) x
+		WHERE x.n <= $2 ORDER BY x.id`, gameID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("db: chat of game %d: %w", gameID, err)
+	}
+	return out, nil
+}
+
+// ChatMessageByID loads one message.
+func (s *Store) ChatMessageByID(ctx context.Context, id int64) (ChatMessage, error) {
+	var m ChatMessage
+	err := get(ctx, s.DB, &m, `SELECT `+chatColumns+` FROM chat_messages m JOIN users u ON u.id = m.user_id WHERE m.id = $1`, id)
+	if err != nil {
+		return ChatMessage{}, fmt.Errorf("db: chat message %d: %w", id, notFound(err))
+	}
+	return m, nil
+}
+
+// MuteChat and UnmuteChat set whether a person hears a game's chat.
+func (s *Store) MuteChat(ctx context.Context, userID, gameID int64, now time.Time) error {
+	return exec(ctx, s.DB, "mute chat", `INSERT INTO chat_mutes (user_id, game_id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, userID, gameID, now)
+}
+
+// UnmuteChat: see MuteChat.
+func (s *Store) UnmuteChat(ctx context.Context, userID, gameID int64) error {
+	return exec(ctx, s.DB, "unmute chat", `DELETE FROM chat_mutes WHERE user_id = $1 AND game_id = $2`, userID, gameID)
+}
+
+// ChatMuted reports whether a person muted a game's chat.
+func (s *Store) ChatMuted(ctx context.Context, userID, gameID int64) (bool, error) {
+	var yes bool
+	if err := get(ctx, s.DB, &yes, `SELECT EXISTS (SELECT 1 FROM chat_mutes WHERE user_id = $1 AND game_id = $2)`, userID, gameID); err != nil {
+		return false, fmt.Errorf("db: chat muted: %w", err)
+	}
+	return yes, nil
+}
+
+// ReportChat records a report of a message; a second report of the same
+// message by the same person changes nothing (false).
+func (s *Store) ReportChat(ctx context.Context, messageID, reporter int64, reason string, now time.Time) (bool, error) {
+	res, err := s.DB.ExecContext(ctx, `
+		INSERT INTO chat_reports (message_id, reporter_id, reason, created_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT DO NOTHING`, messageID, reporter, reason, now)
+	if err != nil {
+		return false, fmt.Errorf("db: report chat: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}

@@ -1,0 +1,292 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"nothanks/internal/apperr"
+	"nothanks/internal/chat"
+	"nothanks/internal/db"
+	"nothanks/internal/games"
+	"nothanks/internal/i18n"
+	"nothanks/internal/views"
+	"nothanks/internal/watch"
+)
+
+// Chat is the HTML of one channel of a game's chat, for the streams.
+func (r streamRenderer) Chat(ctx context.Context, gameID int64, l chat.Log, k watch.ChatKey) ([]byte, error) {
+	ctx = i18n.With(ctx, i18n.Or(k.Lang))
+	var buf bytes.Buffer
+	if err := views.ChatMessages(chatView(gameID, k.Channel, l.Channel(k.Channel), k.Code)).Render(ctx, &buf); err != nil {
+		return nil, fmt.Errorf("render chat: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// chatView is a channel's messages as the views show them.
+func chatView(gameID int64, channel string, ms []db.ChatMessage, code string) views.ChatView {
+	v := views.ChatView{GameID: gameID, Channel: channel, Code: code, Messages: make([]views.ChatLine, len(ms))}
+	for i, m := range ms {
+		author := m.Author
+		if m.Deleted {
+			author = ""
+		}
+		v.Messages[i] = views.ChatLine{ID: m.ID, Author: author, Hidden: m.HiddenAt != nil, Body: m.Body,
+			At: m.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), Clock: m.CreatedAt.UTC().Format("15:04")}
+	}
+	return v
+}
+
+// chatWhy says why a viewer cannot write in a game's chat ("" when they can).
+func (s *Server) chatWhy(c echo.Context, st *games.State) string {
+	u := currentUser(c)
+	switch {
+	case u == nil:
+		return tr(c, "Log in to write in this chat.")
+	case u.Guest:
+		return tr(c, "Guests cannot chat: register (it keeps your games) to talk at tables.")
+	case u.Silenced(s.clock.Now()):
+		return tr(c, "A moderator has silenced you in chat for now.")
+	case st.Game.Status == db.StatusCancelled:
+		return tr(c, "This game was cancelled: its chat is closed.")
+	}
+	return ""
+}
+
+// chatPanel builds the chat beside a game's table for the viewer.
+func (s *Server) chatPanel(c echo.Context, gameID int64, code string) (*views.ChatPanelView, error) {
+	ctx := c.Request().Context()
+	st, err := s.games.State(ctx, gameID)
+	if err != nil {
+		return nil, err
+	}
+	viewer := viewerID(c)
+	if !st.CanSee(viewer, code) {
+		return nil, games.ErrNoGame
+	}
+	k := watch.ChatKeyFor(st, watch.Viewer{UserID: viewer, Code: code})
+	p := &views.ChatPanelView{Form: views.ChatFormView{GameID: gameID, Code: k.Code, Why: s.chatWhy(c, st)}}
+	if u := currentUser(c); u != nil && !u.Guest {
+		p.CanMute = true
+		if p.Muted, err = s.chat.Muted(ctx, u.ID, gameID); err != nil {
+			return nil, err
+		}
+	}
+	if k.Channel == db.ChatPlayers {
+		p.Note = tr(c, "Only the players at this table read this chat while the game goes on; it is shown with the replay afterwards.")
+	} else {
+		p.Note = tr(c, "Spectators talk here; the players do not see it while they play.")
+	}
+	l, err := s.chat.Read(ctx, gameID)
+	if err != nil {
+		return nil, err
+	}
+	p.Log = chatView(gameID, k.Channel, l.Channel(k.Channel), k.Code)
+	return p, nil
+}
+
+// chatFragment answers the polling fallback with the viewer's messages.
+func (s *Server) chatFragment(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	p, err := s.chatPanel(c, id, c.QueryParam("code"))
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ChatMessages(p.Log))
+}
+
+// postChat writes a message. From the page (htmx) it answers with a fresh
+// form (or the refused message kept in it, with the reason) and the
+// messages; without script it goes back to the game.
+func (s *Server) postChat(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	code, text := c.FormValue("code"), c.FormValue("text")
+	_, err = s.chat.Post(c.Request().Context(), *currentUser(c), id, code, text)
+	if code := apperr.CodeOf(err); err != nil && code != apperr.Invalid && code != apperr.TooMany && code != apperr.Forbidden && code != apperr.Conflict {
+		return err
+	}
+	back := fmt.Sprintf("/games/%d%s#chat", id, codeQueryOf(code))
+	if !isFragment(c) {
+		if err != nil {
+			s.setFlash(c, "error", messageOf(c.Request().Context(), err))
+		}
+		return redirect(c, back)
+	}
+	p, perr := s.chatPanel(c, id, code)
+	if perr != nil {
+		return perr
+	}
+	f := p.Form
+	if err != nil {
+		f.Value, f.Error = text, messageOf(c.Request().Context(), err)
+	} else {
+		f.Sent = true
+	}
+	return render(c, http.StatusOK, views.ChatPosted(f, p.Log))
+}
+
+func codeQueryOf(code string) string {
+	if code == "" {
+		return ""
+	}
+	return "?code=" + url.QueryEscape(code)
+}
+
+// muteChat mutes or unmutes a game's chat for the viewer, and goes back.
+func (s *Server) muteChat(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	muted := c.FormValue("muted") == "true"
+	if err := s.chat.SetMuted(c.Request().Context(), currentUser(c).ID, id, muted); err != nil {
+		return err
+	}
+	if muted {
+		s.setFlash(c, "ok", tr(c, "You muted this game's chat."))
+	} else {
+		s.setFlash(c, "ok", tr(c, "This game's chat shows again."))
+	}
+	return redirect(c, fmt.Sprintf("/games/%d%s#chat", id, codeQueryOf(c.FormValue("code"))))
+}
+
+func messageID(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, chat.ErrNoMessage
+	}
+	return id, nil
+}
+
+// reportForm asks why a message is reported.
+func (s *Server) reportForm(c echo.Context) error {
+	return s.renderReport(c, http.StatusOK, c.QueryParam("code"), views.Form{})
+}
+
+func (s *Server) renderReport(c echo.Context, status int, code string, f views.Form) error {
+	id, err := messageID(c)
+	if err != nil {
+		return err
+	}
+	m, err := s.chat.Message(c.Request().Context(), *currentUser(c), id, code)
+	if err != nil {
+		return err
+	}
+	author := m.Author
+	if m.Deleted {
+		author = tr(c, "deleted player")
+	}
+	v := views.ReportView{MessageID: m.ID, GameID: m.GameID, Author: author, Body: m.Body, Code: code, Form: f}
+	return render(c, status, views.ReportPage(s.page(c, tr(c, "Report a message")), v))
+}
+
+// report sends a message to the moderators.
+func (s *Server) report(c echo.Context) error {
+	id, err := messageID(c)
+	if err != nil {
+		return err
+	}
+	code, reason := c.FormValue("code"), c.FormValue("reason")
+	gameID, err := s.chat.Report(c.Request().Context(), *currentUser(c), id, code, reason)
+	switch apperr.CodeOf(err) {
+	case "":
+		s.setFlash(c, "ok", tr(c, "Thank you: the moderators will look at this message."))
+	case apperr.Conflict:
+		s.setFlash(c, "info", messageOf(c.Request().Context(), err))
+	case apperr.Invalid:
+		f := views.Form{Values: map[string]string{"reason": reason}, Errors: map[string]string{"reason": messageOf(c.Request().Context(), err)}}
+		return s.renderReport(c, http.StatusUnprocessableEntity, code, f)
+	default:
+		return err
+	}
+	return redirect(c, fmt.Sprintf("/games/%d%s#chat", gameID, codeQueryOf(code)))
+}
+
+// apiChatMessage is a message in the JSON API.
+type apiChatMessage struct {
+	ID        int64  `json:"id"`
+	Author    string `json:"author"`
+	Body      string `json:"body"`
+	Hidden    bool   `json:"hidden,omitempty"`
+	CreatedAt string `json:"created_at"`
+}
+
+// apiChat lists the messages of the chat the caller reads at a game.
+func (s *Server) apiChat(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	u := apiUser(c)
+	st, err := s.games.State(ctx, id)
+	if err != nil {
+		return err
+	}
+	code := c.QueryParam("code")
+	if !st.CanSee(&u.ID, code) {
+		return games.ErrNoGame
+	}
+	channel := chat.ChannelOf(st, &u.ID)
+	l, err := s.chat.Read(ctx, id)
+	if err != nil {
+		return err
+	}
+	out := []apiChatMessage{}
+	for _, m := range l.Channel(channel) {
+		a := apiChatMessage{ID: m.ID, Author: m.Author, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
+		if m.Deleted {
+			a.Author = ""
+		}
+		if m.HiddenAt != nil {
+			a.Hidden = true
+		} else {
+			a.Body = m.Body
+		}
+		out = append(out, a)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"channel": channel, "messages": out})
+}
+
+// apiPostChat writes a message: {"text": "…"} (and "code" for a private
+// game watched with its invite code).
+func (s *Server) apiPostChat(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Text string `json:"text"`
+		Code string `json:"code"`
+	}
+	if err := c.Bind(&body); err != nil {
+		return apperr.E(apperr.Invalid, "The body is not valid JSON.")
+	}
+	mid, err := s.chat.Post(c.Request().Context(), *apiUser(c), id, body.Code, body.Text)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"id": mid, "text": strings.TrimSpace(chat.Clean(body.Text))})
+}
+
+// chatCode is the invite code a game page was opened with (a query
+// parameter, or the invite link's path).
+func chatCode(c echo.Context) string {
+	if code := c.QueryParam("code"); code != "" {
+		return code
+	}
+	return c.Param("code")
+}

@@ -1,0 +1,162 @@
+// Package privacy is a person's own data: its export as JSON (account,
+// games, ratings, chat, follows) and the deletion of the account. Deletion
+// takes the player away from open tables, hands their seats in games in
+// play to the server (as for a player who abandoned), and empties the
+// account row but keeps it, so that finished games still show the seat (as
+// "deleted player") and everyone's ratings history stays consistent. Their
+// sessions end, API tokens stop working, and mail stops.
+package privacy
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"nothanks/internal/accounts"
+	"nothanks/internal/apperr"
+	"nothanks/internal/clock"
+	"nothanks/internal/db"
+	"nothanks/internal/games"
+)
+
+// Store is what the service needs of the database.
+type Store interface {
+	DeleteAccount(ctx context.Context, userID int64, at time.Time) (bool, error)
+	UserGames(ctx context.Context, userID int64, limit int) ([]db.GameSummary, error)
+	RatingHistory(ctx context.Context, userID int64) ([]db.RatingChange, error)
+	ChatBy(ctx context.Context, userID int64) ([]db.ChatMessage, error)
+	FollowedNames(ctx context.Context, userID int64, limit int) ([]string, error)
+	Blocked(ctx context.Context, userID int64) ([]db.Followed, error)
+}
+
+// Service exports and deletes accounts.
+type Service struct {
+	store    Store
+	accounts *accounts.Service
+	games    *games.Service
+	clock    clock.Clock
+}
+
+// New makes the service.
+func New(store Store, acc *accounts.Service, g *games.Service, clk clock.Clock) *Service {
+	return &Service{store: store, accounts: acc, games: g, clock: clk}
+}
+
+// Delete deletes u's account for good once their password is confirmed.
+func (s *Service) Delete(ctx context.Context, u db.User, password string) error {
+	if u.Guest {
+		return apperr.E(apperr.Invalid, "A guest account is removed by itself a week after it was made; there is nothing to delete.")
+	}
+	if err := s.accounts.VerifyPassword(ctx, u, password); err != nil {
+		return err
+	}
+	if err := s.games.Depart(ctx, u.ID); err != nil {
+		return err
+	}
+	if _, err := s.store.DeleteAccount(ctx, u.ID, s.clock.Now()); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not delete the account")
+	}
+	return nil
+}
+
+// Export is everything the site keeps about a person that is theirs to
+// take away.
+type Export struct {
+	ExportedAt time.Time      `json:"exported_at"`
+	Account    ExportAccount  `json:"account"`
+	Games      []ExportGame   `json:"games"`
+	Ratings    []ExportRating `json:"rating_history"`
+	Chat       []ExportChat   `json:"chat_messages"`
+	Following  []string       `json:"following"`
+	Blocked    []string       `json:"blocked"`
+}
+
+// ExportAccount is the account's own fields.
+type ExportAccount struct {
+	Username      string     `json:"username"`
+	Email         string     `json:"email"`
+	EmailVerified bool       `json:"email_verified"`
+	Language      string     `json:"language,omitempty"`
+	CreatedAt     time.Time  `json:"created_at"`
+	SilencedUntil *time.Time `json:"chat_silenced_until,omitempty"`
+}
+
+// ExportGame is one game the person sat in.
+type ExportGame struct {
+	ID         int64      `json:"id"`
+	URL        string     `json:"url"`
+	Status     string     `json:"status"`
+	Pace       string     `json:"pace"`
+	Ranked     bool       `json:"ranked"`
+	Players    []string   `json:"players"`
+	Seat       *int       `json:"seat,omitempty"`
+	Place      *int       `json:"place,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+}
+
+// ExportRating is one rating change.
+type ExportRating struct {
+	GameID  int64     `json:"game_id"`
+	Before  float64   `json:"before"`
+	After   float64   `json:"after"`
+	Place   int       `json:"place"`
+	Players int       `json:"players"`
+	At      time.Time `json:"at"`
+}
+
+// ExportChat is one chat message they wrote.
+type ExportChat struct {
+	GameID  int64     `json:"game_id"`
+	Channel string    `json:"channel"`
+	Body    string    `json:"body"`
+	At      time.Time `json:"at"`
+	Hidden  bool      `json:"hidden_by_moderator,omitempty"`
+}
+
+// MaxGames bounds the games an export lists.
+const MaxGames = 100000
+
+// Export gathers u's data.
+func (s *Service) Export(ctx context.Context, u db.User) (Export, error) {
+	out := Export{ExportedAt: s.clock.Now().UTC(), Account: ExportAccount{
+		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, Language: u.Lang,
+		CreatedAt: u.CreatedAt.UTC(), SilencedUntil: u.SilencedUntil,
+	}, Games: []ExportGame{}, Ratings: []ExportRating{}, Chat: []ExportChat{}, Following: []string{}, Blocked: []string{}}
+	gs, err := s.store.UserGames(ctx, u.ID, MaxGames)
+	if err != nil {
+		return Export{}, err
+	}
+	for _, g := range gs {
+		out.Games = append(out.Games, ExportGame{ID: g.ID, URL: "/games/" + strconv.FormatInt(g.ID, 10), Status: g.Status, Pace: g.Pace, Ranked: g.Ranked,
+			Players: []string(g.Players), Seat: g.MySeat, Place: g.MyPlacing, CreatedAt: g.CreatedAt.UTC(), FinishedAt: g.FinishedAt})
+	}
+	rs, err := s.store.RatingHistory(ctx, u.ID)
+	if err != nil {
+		return Export{}, err
+	}
+	for _, r := range rs {
+		out.Ratings = append(out.Ratings, ExportRating{GameID: r.GameID, Before: r.Before, After: r.After, Place: r.Place, Players: r.Players, At: r.CreatedAt.UTC()})
+	}
+	cs, err := s.store.ChatBy(ctx, u.ID)
+	if err != nil {
+		return Export{}, err
+	}
+	for _, c := range cs {
+		out.Chat = append(out.Chat, ExportChat{GameID: c.GameID, Channel: c.Channel, Body: c.Body, At: c.CreatedAt.UTC(), Hidden: c.HiddenAt != nil})
+	}
+	if out.Following, err = s.store.FollowedNames(ctx, u.ID, 100000); err != nil {
+		return Export{}, err
+	}
+	if out.Following == nil {
+		out.Following = []string{}
+	}
+	bs, err := s.store.Blocked(ctx, u.ID)
+	if err != nil {
+		return Export{}, err
+	}
+	for _, b := range bs {
+		out.Blocked = append(out.Blocked, b.Username)
+	}
+	return out, nil
+}

@@ -1,0 +1,75 @@
+package views
+
+import "net/url"
+
+// ChatView is one channel of a game's chat as its readers see it.
+type ChatView struct {
+	GameID int64
+	// Channel is "players" or "spectators".
+	Channel  string
+	Messages []ChatLine
+	// Code is the invite code report links carry (private games).
+	Code string
+}
+
+// ChatLine is one message.
+type ChatLine struct {
+	ID int64
+	// Author is the writer's name ("" for a deleted account).
+	Author string
+	Hidden bool
+	Body   string
+	// At is when it was written (RFC 3339) and Clock the same as HH:MM in
+	// UTC, which the page's script turns into the reader's local time.
+	At    string
+	Clock string
+}
+
+// ChatPanelView is the chat beside a table: its messages and the form to
+// write, or why the viewer cannot.
+type ChatPanelView struct {
+	Log ChatView
+	// Muted: the viewer muted this game's chat.
+	Muted bool
+	// CanMute: a logged-in viewer (muting is kept on the account).
+	CanMute bool
+	Form    ChatFormView
+	// Note says who reads this chat.
+	Note string
+}
+
+// ChatFormView is the form to write a message.
+type ChatFormView struct {
+	GameID int64
+	Code   string
+	// Why, when not empty, says why the viewer cannot write (and no form
+	// shows): a visitor, a guest, a silenced account.
+	Why   string
+	Value string
+	Error string
+	// Sent: the last message went through (the form is empty again).
+	Sent bool
+}
+
+// ReplayChatView is a finished game's chat under its replay.
+type ReplayChatView struct {
+	Players, Spectators ChatView
+}
+
+// ReportView is the page that reports a message.
+type ReportView struct {
+	MessageID int64
+	GameID    int64
+	Author    string
+	Body      string
+	Code      string
+	Form      Form
+}
+
+// codeQuery is "?code=…" for a private game's invite code, "" for none.
+func codeQuery(code string) string {
+	if code == "" {
+		return ""
+	}
+	return "?code=" + url.QueryEscape(code)
+}
