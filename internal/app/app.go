@@ -56,6 +56,12 @@ type App struct {
 	Turns *turns.Hub
 	// Reviews analyses finished games in the background and serves them.
 	Reviews *reviews.Service
+	// People follows and blocks; Chat is the table chat; Moderation the
+	// admins' tools; Privacy exports and deletes accounts.
+	People     *people.Service
+	Chat       *chat.Service
+	Moderation *moderation.Service
+	Privacy    *privacy.Service
 	// Due wakes the due-move worker.
 	Due     *live.Waker
 	Store   *db.Store
@@ -120,11 +126,14 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	rm := rematch.New(store, g, clk)
 	iv := invites.New(store, g, clk)
 	ch := chat.New(store, g, clk)
+	pp := people.New(store, clk)
+	md := moderation.New(store, clk)
+	pv := privacy.New(store, acc, g, clk)
 	m := metrics.New(store.DB.DB, store, clk.Now, log)
 	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
-		People: people.New(store, clk), Chat: ch, Moderation: moderation.New(store, clk), Privacy: privacy.New(store, acc, g, clk), Clock: clk, Log: log,
+		People: pp, Chat: ch, Moderation: md, Privacy: pv, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Reviews: rv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // AnalysisEvery is how often an instance looks for finished games to

@@ -50,6 +50,7 @@ type Store interface {
 	ReportChat(ctx context.Context, messageID, reporter int64, reason string, now time.Time) (bool, error)
 	BlockedByAny(ctx context.Context, user int64, by []int64) (bool, error)
 	CountAttempt(ctx context.Context, key string, limit int, now, expired time.Time) (db.Attempt, error)
+	UserByID(ctx context.Context, id int64) (db.User, error)
 }
 
 // Service is the table chat.
@@ -125,6 +126,12 @@ func (s *Service) mayChat(u db.User) error {
 // Post writes a message at a game as u; code is the invite code a
 // spectator of a private game came with. It returns the message's id.
 func (s *Service) Post(ctx context.Context, u db.User, gameID int64, code, text string) (int64, error) {
+	// Read again: a moderator's silence must hold at once, whatever a
+	// cache of the caller's account says.
+	u, err := s.store.UserByID(ctx, u.ID)
+	if err != nil {
+		return 0, err
+	}
 	if err := s.mayChat(u); err != nil {
 		return 0, err
 	}
@@ -228,7 +235,7 @@ func (s *Service) Report(ctx context.Context, u db.User, messageID int64, code, 
 		return 0, err
 	}
 	if m.UserID == u.ID {
-		return 0, apperr.E(apperr.Invalid, "That is your own message.")
+		return m.GameID, apperr.E(apperr.Forbidden, "That is your own message.")
 	}
 	reason = Clean(reason)
 	if n := utf8.RuneCountInString(reason); n > MaxReason {

@@ -24,7 +24,7 @@ import (
 func (r streamRenderer) Chat(ctx context.Context, gameID int64, l chat.Log, k watch.ChatKey) ([]byte, error) {
 	ctx = i18n.With(ctx, i18n.Or(k.Lang))
 	var buf bytes.Buffer
-	if err := views.ChatMessages(chatView(gameID, k.Channel, l.Channel(k.Channel), k.Code)).Render(ctx, &buf); err != nil {
+	if err := views.ChatBody(chatView(gameID, k.Channel, l.Channel(k.Channel), k.Code)).Render(ctx, &buf); err != nil {
 		return nil, fmt.Errorf("render chat: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -79,11 +79,6 @@ func (s *Server) chatPanel(c echo.Context, gameID int64, code string) (*views.Ch
 			return nil, err
 		}
 	}
-	if k.Channel == db.ChatPlayers {
-		p.Note = tr(c, "Only the players at this table read this chat while the game goes on; it is shown with the replay afterwards.")
-	} else {
-		p.Note = tr(c, "Spectators talk here; the players do not see it while they play.")
-	}
 	l, err := s.chat.Read(ctx, gameID)
 	if err != nil {
 		return nil, err
@@ -102,7 +97,7 @@ func (s *Server) chatFragment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ChatMessages(p.Log))
+	return render(c, http.StatusOK, views.ChatBody(p.Log))
 }
 
 // postChat writes a message. From the page (htmx) it answers with a fresh
@@ -201,12 +196,15 @@ func (s *Server) report(c echo.Context) error {
 	}
 	code, reason := c.FormValue("code"), c.FormValue("reason")
 	gameID, err := s.chat.Report(c.Request().Context(), *currentUser(c), id, code, reason)
-	switch apperr.CodeOf(err) {
-	case "":
+	switch kind := apperr.CodeOf(err); {
+	case err == nil:
 		s.setFlash(c, "ok", tr(c, "Thank you: the moderators will look at this message."))
-	case apperr.Conflict:
+	case kind == apperr.Conflict || kind == apperr.Forbidden:
 		s.setFlash(c, "info", messageOf(c.Request().Context(), err))
-	case apperr.Invalid:
+		if gameID == 0 {
+			return redirect(c, "/")
+		}
+	case kind == apperr.Invalid:
 		f := views.Form{Values: map[string]string{"reason": reason}, Errors: map[string]string{"reason": messageOf(c.Request().Context(), err)}}
 		return s.renderReport(c, http.StatusUnprocessableEntity, code, f)
 	default:

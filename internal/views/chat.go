@@ -34,8 +34,6 @@ type ChatPanelView struct {
 	// CanMute: a logged-in viewer (muting is kept on the account).
 	CanMute bool
 	Form    ChatFormView
-	// Note says who reads this chat.
-	Note string
 }
 
 // ChatFormView is the form to write a message.

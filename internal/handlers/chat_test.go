@@ -1,0 +1,257 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"nothanks/internal/apptest"
+)
+
+// loggedIn is a browser-like client logged in as an API user.
+func loggedIn(t *testing.T, s *apptest.Server, p *apptest.API) *apptest.Client {
+	t.Helper()
+	c := s.Client()
+	if res := c.Login(p.Name, apptest.Password); res.Status != http.StatusSeeOther {
+		t.Fatalf("log in %s: %d", p.Name, res.Status)
+	}
+	return c
+}
+
+// startedGame makes a public live game of three people and starts it.
+func startedGame(t *testing.T, ps ...*apptest.API) int64 {
+	t.Helper()
+	_, g := ps[0].Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": len(ps), "rounds": 1, "pace": "live", "turn_seconds": 300})
+	id := int64(g["id"].(float64))
+	for _, p := range ps[1:] {
+		if st, body := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", id), nil); st != http.StatusOK {
+			t.Fatalf("join: %d %v", st, body)
+		}
+	}
+	return id
+}
+
+// nextChatWith reads a stream's chat events until one contains want,
+// failing if one contains any of never first.
+func nextChatWith(t *testing.T, st *apptest.Stream, want string, never ...string) string {
+	t.Helper()
+	for {
+		data := st.Next(t, "chat")
+		for _, n := range never {
+			if strings.Contains(data, n) {
+				t.Fatalf("a chat event carries %q: %s", n, data)
+			}
+		}
+		if strings.Contains(data, want) {
+			return data
+		}
+	}
+}
+
+// Table chat: two players talk live over the game's stream while a
+// spectator's chat stays apart; markup shows as text; length, emptiness and
+// rate are limited with clear answers that keep the message; guests and
+// visitors cannot write; a player mutes the chat; a message is reported,
+// and a moderator hides it (live), silences its author and disables an
+// account, each action logged.
+func TestTableChatAndModeration(t *testing.T) {
+	s := apptest.New(t)
+	hal, ida, jon := s.APIFor("Hal"), s.APIFor("Ida"), s.APIFor("Jon")
+	kim := s.APIFor("Kim")
+	id := startedGame(t, hal, ida, jon)
+	chatPath := fmt.Sprintf("/api/v1/games/%d/chat", id)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	ic, kc := loggedIn(t, s, ida), loggedIn(t, s, kim)
+	idaStream := ic.Stream(ctx, fmt.Sprintf("/games/%d/events", id))
+	kimStream := kc.Stream(ctx, fmt.Sprintf("/games/%d/events", id))
+	if first := idaStream.Next(t, "chat"); !strings.Contains(first, "No messages yet.") {
+		t.Errorf("Ida's first chat event: %s", first)
+	}
+
+	// Hal writes from the page (htmx): the answer is an empty form and the
+	// messages; Ida's stream brings his words as text, never as markup.
+	hc := loggedIn(t, s, hal)
+	res := hc.Do(htmxPostForm(t, hc, s.URL, fmt.Sprintf("/games/%d/chat", id), url.Values{"text": {"gg <b>bold</b>\n<script>alert(1)</script>"}}))
+	if res.Status != http.StatusOK || !strings.Contains(res.Body, "data-sent") || strings.Contains(res.Body, "<b>bold</b>") {
+		t.Fatalf("post from the page: %d %s", res.Status, res.Body)
+	}
+	live := nextChatWith(t, idaStream, "gg &lt;b&gt;bold&lt;/b&gt; &lt;script&gt;alert(1)&lt;/script&gt;")
+	if strings.Contains(live, "<script>") || strings.Contains(live, "<b>") {
+		t.Errorf("markup reached the stream: %s", live)
+	}
+	page := ic.Get(fmt.Sprintf("/games/%d", id))
+	if !page.Has("chat-players") || page.TestID("chat-body") != "gg <b>bold</b> <script>alert(1)</script>" {
+		t.Errorf("Ida's page: players' chat %v, message %q", page.Has("chat-players"), page.TestID("chat-body"))
+	}
+	if page.Doc().Find(`[data-testid="chat-log"] b, [data-testid="chat-log"] script`).Length() != 0 {
+		t.Error("the message became elements on the page")
+	}
+
+	// Kim watches: the spectators' chat, without the players' words; his
+	// own message reaches his stream and not the players'.
+	kp := kc.Get(fmt.Sprintf("/games/%d", id))
+	if !kp.Has("chat-spectators") || strings.Contains(kp.Body, "bold") {
+		t.Errorf("Kim's page shows the players' chat")
+	}
+	if st, body := kim.Do(http.MethodPost, chatPath, map[string]any{"text": "  nice   pass!  "}); st != http.StatusCreated || body["text"] != "nice pass!" {
+		t.Fatalf("Kim writes: %d %v", st, body)
+	}
+	nextChatWith(t, kimStream, "nice pass!", "bold")
+	if _, body := hal.Do(http.MethodGet, chatPath, nil); body["channel"] != "players" || strings.Contains(fmt.Sprint(body), "nice pass") || !strings.Contains(fmt.Sprint(body), "gg <b>bold</b>") {
+		t.Errorf("Hal's chat through the API: %v", body)
+	}
+	if _, body := kim.Do(http.MethodGet, chatPath, nil); body["channel"] != "spectators" || strings.Contains(fmt.Sprint(body), "bold") {
+		t.Errorf("Kim's chat through the API: %v", body)
+	}
+	visitor := s.Client().Get(fmt.Sprintf("/games/%d", id))
+	if !strings.Contains(visitor.TestID("chat-why"), "Log in to write") || !strings.Contains(visitor.TestID("chat-spectators"), "nice pass!") {
+		t.Errorf("a visitor's chat: %q", visitor.TestID("chat-why"))
+	}
+
+	// Limits: the answer says what is wrong and keeps the words.
+	long := strings.Repeat("é", 301)
+	res = hc.Do(htmxPostForm(t, hc, s.URL, fmt.Sprintf("/games/%d/chat", id), url.Values{"text": {long}}))
+	if !strings.Contains(res.TestID("chat-error"), "at most 300 characters; this one has 301") {
+		t.Errorf("a long message: %q", res.TestID("chat-error"))
+	}
+	if v, _ := res.Doc().Find(`[data-testid="chat-input"]`).Attr("value"); v != long {
+		t.Error("the refused message is not kept in the box")
+	}
+	if st, body := jon.Do(http.MethodPost, chatPath, map[string]any{"text": " \n\t "}); st != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(body), "Write a message first") {
+		t.Errorf("an empty message: %d %v", st, body)
+	}
+	if st, _ := jon.Do(http.MethodPost, chatPath, map[string]any{"text": strings.Repeat("a", 300)}); st != http.StatusCreated {
+		t.Errorf("a message of exactly 300 characters: %d", st)
+	}
+	for i := 2; i <= 5; i++ {
+		if st, body := jon.Do(http.MethodPost, chatPath, map[string]any{"text": fmt.Sprintf("message %d", i)}); st != http.StatusCreated {
+			t.Fatalf("message %d: %d %v", i, st, body)
+		}
+	}
+	if st, body := jon.Do(http.MethodPost, chatPath, map[string]any{"text": "one too many"}); st != http.StatusTooManyRequests || !strings.Contains(fmt.Sprint(body), "too fast: at most 5 messages in 10 seconds") {
+		t.Errorf("the sixth message in 10 s: %d %v", st, body)
+	}
+	s.Clock.Advance(11 * time.Second)
+	if st, _ := jon.Do(http.MethodPost, chatPath, map[string]any{"text": "back again"}); st != http.StatusCreated {
+		t.Errorf("after the window: %d", st)
+	}
+
+	// A guest cannot write.
+	gc := s.Client()
+	gc.PostForm("/play", url.Values{})
+	if got := gc.Get(fmt.Sprintf("/games/%d", id)).TestID("chat-why"); !strings.Contains(got, "Guests cannot chat") {
+		t.Errorf("a guest's chat: %q", got)
+	}
+	if res := gc.PostForm(fmt.Sprintf("/games/%d/chat", id), url.Values{"text": {"hi"}}); !strings.Contains(gc.Follow(res).Body, "Guests cannot chat") {
+		t.Errorf("a guest posts: %d", res.Status)
+	}
+
+	// Ida mutes the chat for herself, and brings it back.
+	ic.PostForm(fmt.Sprintf("/games/%d/chat/mute", id), url.Values{"muted": {"true"}})
+	if p := ic.Get(fmt.Sprintf("/games/%d", id)); !p.Has("chat-muted") || p.Has("chat-log") || strings.Contains(p.Body, "bold") {
+		t.Error("the muted chat still shows")
+	}
+	if p := hc.Get(fmt.Sprintf("/games/%d", id)); !p.Has("chat-log") {
+		t.Error("Ida's mute muted Hal's chat too")
+	}
+	ic.PostForm(fmt.Sprintf("/games/%d/chat/mute", id), url.Values{"muted": {"false"}})
+	if p := ic.Get(fmt.Sprintf("/games/%d", id)); p.Has("chat-muted") || !p.Has("chat-log") {
+		t.Error("the unmuted chat does not show")
+	}
+
+	// Reports: Kim cannot reach the players' message; Ida reports it once.
+	halMsg, _ := ic.Get(fmt.Sprintf("/games/%d", id)).Doc().Find(`[data-testid="chat-message"]`).First().Attr("data-id")
+	if res := kc.Get("/chat/" + halMsg + "/report"); res.Status != http.StatusNotFound {
+		t.Errorf("a spectator opens a players' message: %d", res.Status)
+	}
+	if res := hc.PostForm("/chat/"+halMsg+"/report", url.Values{}); res.Status != http.StatusSeeOther || !strings.Contains(hc.Follow(res).Body, "That is your own message") {
+		t.Errorf("Hal reports himself: %d", res.Status)
+	}
+	form := ic.Get("/chat/" + halMsg + "/report")
+	if form.TestID("reported-message") != "Hal: gg <b>bold</b> <script>alert(1)</script>" {
+		t.Errorf("the report page quotes %q", form.TestID("reported-message"))
+	}
+	if res := ic.PostForm("/chat/"+halMsg+"/report", url.Values{"reason": {strings.Repeat("x", 201)}}); res.Status != http.StatusUnprocessableEntity || !strings.Contains(res.TestID("error-reason"), "at most 200") {
+		t.Errorf("a long reason: %d %q", res.Status, res.TestID("error-reason"))
+	}
+	res = ic.PostForm("/chat/"+halMsg+"/report", url.Values{"reason": {"shouting"}})
+	if body := ic.Follow(res).Body; !strings.Contains(body, "the moderators will look at this message") {
+		t.Errorf("no thanks for the report: %d %s", res.Status, body)
+	}
+	if res := ic.PostForm("/chat/"+halMsg+"/report", url.Values{}); !strings.Contains(ic.Follow(res).Body, "reported this message already") {
+		t.Error("a second report is not answered")
+	}
+
+	// Moderation: only admins; the role comes from the command line.
+	if res := kc.Get("/admin"); res.Status != http.StatusForbidden {
+		t.Errorf("a player opens /admin: %d", res.Status)
+	}
+	mod := s.APIFor("Moe")
+	if err := s.App.Moderation.Grant(ctx, "Moe", true); err != nil {
+		t.Fatal(err)
+	}
+	mc := loggedIn(t, s, mod)
+	admin := mc.Get("/admin")
+	if admin.Status != http.StatusOK || !strings.Contains(admin.TestID("report-row"), "shouting") || admin.TestID("report-body") != "gg <b>bold</b> <script>alert(1)</script>" {
+		t.Fatalf("the reports page: %d %q", admin.Status, admin.TestID("report-row"))
+	}
+	res = mc.PostForm("/admin/messages/"+halMsg+"/hide", url.Values{})
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("hide: %d", res.Status)
+	}
+	nextChatWith(t, idaStream, "Message removed by a moderator.")
+	if p := ic.Get(fmt.Sprintf("/games/%d", id)); strings.Contains(p.Body, "bold") || !p.Has("chat-hidden") {
+		t.Error("the hidden message still shows at the table")
+	}
+	if mc.Get("/admin").Has("report-row") {
+		t.Error("the report stays open after the message was hidden")
+	}
+
+	// Silence Hal for a day; disable Jon (his session and token end).
+	mc.PostForm("/admin/users/Hal/silence", url.Values{"hours": {"24"}})
+	if st, body := hal.Do(http.MethodPost, chatPath, map[string]any{"text": "hello?"}); st != http.StatusForbidden || !strings.Contains(fmt.Sprint(body), "silenced you in chat") {
+		t.Errorf("a silenced player writes: %d %v", st, body)
+	}
+	jc := loggedIn(t, s, jon)
+	mc.PostForm("/admin/users", url.Values{"name": {"Jon"}, "action": {"disable"}, "note": {"spam"}})
+	if st, _ := jon.Do(http.MethodGet, "/api/v1/me", nil); st != http.StatusUnauthorized {
+		t.Errorf("a disabled account's token: %d", st)
+	}
+	if res := jc.Get("/settings"); res.Status != http.StatusSeeOther {
+		t.Errorf("a disabled account's session: %d", res.Status)
+	}
+	if res := s.Client().Login("Jon", apptest.Password); res.Status == http.StatusSeeOther || !strings.Contains(res.Body, "disabled by a moderator") {
+		t.Errorf("a disabled account logs in: %d", res.Status)
+	}
+	if res := mc.PostForm("/admin/users", url.Values{"name": {"Nobody"}, "action": {"disable"}}); res.Status != http.StatusNotFound || !strings.Contains(res.Body, "no player called Nobody") {
+		t.Errorf("acting on nobody: %d", res.Status)
+	}
+	mc.PostForm("/admin/users", url.Values{"name": {"Jon"}, "action": {"enable"}})
+	if res := s.Client().Login("Jon", apptest.Password); res.Status != http.StatusSeeOther {
+		t.Errorf("Jon enabled again cannot log in: %d", res.Status)
+	}
+	logPage := mc.Get("/admin/log")
+	var actions []string
+	logPage.Doc().Find(`[data-testid="mod-log-row"]`).Each(func(_ int, r *goquery.Selection) {
+		var cells []string
+		r.Find("td").Each(func(_ int, td *goquery.Selection) { cells = append(cells, strings.Join(strings.Fields(td.Text()), " ")) })
+		actions = append(actions, strings.Join(cells, " "))
+	})
+	want := []string{"Moe enabled the account Jon", "Moe disabled the account Jon spam", "Moe silenced Hal", "Moe hid a message message #" + halMsg + " Hal", "command line made a moderator Moe"}
+	if len(actions) != len(want) {
+		t.Fatalf("the moderation log: %q", actions)
+	}
+	for i := range want {
+		if !strings.Contains(actions[i], want[i]) {
+			t.Errorf("log row %d: %q, want %q", i, actions[i], want[i])
+		}
+	}
+}
