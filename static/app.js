@@ -268,7 +268,7 @@ window.ntMsgs = (function () {
     link.click();
   });
   // After a step, focus stays on the button pressed (or its place).
-  document.addEventListener("htmx:afterSettle", function () {
+  document.addEventListener("htmx:afterSettle", function (ev) {
     if (!ev.detail.elt || !ev.detail.elt.dataset || !ev.detail.elt.dataset.replay) return;
     var again = document.querySelector('#replay [data-replay="' + ev.detail.elt.dataset.replay + '"]') || document.querySelector('#replay [data-testid="replay-step"]');
     if (again) { if (!again.hasAttribute("tabindex") && again.tagName !== "A") again.tabIndex = -1; again.focus(); }

@@ -167,3 +167,43 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		})
 	}
 }
+
+// "web admin grant NAME" makes a moderator, and says so in the moderation
+// log; a name nobody has, or a malformed command, is refused with a reason.
+func TestAdminGrantFromTheCommandLine(t *testing.T) {
+	store, dbURL := dbtest.NewWithURL(t)
+	ctx := context.Background()
+	if _, err := store.CreateUser(ctx, "Moira", "moira@example.com", "x", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	vars := env(map[string]string{"DATABASE_URL": dbURL})
+	var out strings.Builder
+	if err := run(ctx, []string{"admin", "grant", "moira"}, vars, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "moira is a moderator now") {
+		t.Errorf("output: %q", out.String())
+	}
+	u, err := store.UserByName(ctx, "Moira")
+	if err != nil || !u.Admin {
+		t.Fatalf("Moira after the grant: admin %v (%v)", u.Admin, err)
+	}
+	log, err := store.ModerationLog(ctx, 10)
+	if err != nil || len(log) != 1 || log[0].Action != "grant" || log[0].TargetName == nil || *log[0].TargetName != "Moira" || log[0].AdminName != nil {
+		t.Errorf("the moderation log: %+v (%v)", log, err)
+	}
+	if err := run(ctx, []string{"admin", "grant", "Nobody"}, vars, io.Discard); err == nil || !strings.Contains(err.Error(), "no player called Nobody") {
+		t.Errorf("granting nobody: %v", err)
+	}
+	for _, args := range [][]string{{"admin"}, {"admin", "promote", "Moira"}, {"admin", "grant"}} {
+		if err := run(ctx, args, vars, io.Discard); err == nil || !strings.Contains(err.Error(), "usage: web admin grant NAME") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if err := run(ctx, []string{"admin", "revoke", "Moira"}, vars, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := store.UserByName(ctx, "Moira"); u.Admin {
+		t.Error("revoke left Moira a moderator")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -36,7 +37,11 @@ func watchConsole(t *testing.T, ctx context.Context) *consoleErrors {
 				ce.errs = append(ce.errs, fmt.Sprintf("%s: %s (%s)", e.Entry.Source, e.Entry.Text, e.Entry.URL))
 			}
 		case *runtime.EventExceptionThrown:
-			ce.errs = append(ce.errs, "exception: "+e.ExceptionDetails.Text)
+			desc := ""
+			if e.ExceptionDetails.Exception != nil {
+				desc = e.ExceptionDetails.Exception.Description
+			}
+			ce.errs = append(ce.errs, "exception: "+e.ExceptionDetails.Text+" "+desc)
 		}
 	}); err != nil {
 		t.Fatal(err)
@@ -86,6 +91,20 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 
+	// A chat message on the finished table, reported, and the tourist a
+	// moderator: the people pages have something to show.
+	chatty := s.APIFor("Chatty")
+	_, m := chatty.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", finished), map[string]any{"text": "a <i>fine</i> game"})
+	msg := int64(m["id"].(float64))
+	critic := s.Client().Register("Critic")
+	critic.PostForm(fmt.Sprintf("/chat/%d/report", msg), url.Values{"reason": {"test report"}})
+	if err := s.App.Moderation.Grant(context.Background(), "Tourist", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.App.People.Follow(context.Background(), api.ID, "Chatty"); err != nil {
+		t.Fatal(err)
+	}
+
 	ctx := newUser(t, newBrowser(t))
 	ce := watchConsole(t, ctx)
 	visit := func(name, path string) {
@@ -131,6 +150,8 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 		{"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
 		{"ranked", "/ranked"}, {"lobby-creator", fmt.Sprintf("/games/%d", open)},
 		{"table-player", fmt.Sprintf("/games/%d", played)},
+		{"following", "/following"}, {"profile-other", "/u/Chatty"}, {"admin", "/admin"}, {"admin-log", "/admin/log"},
+		{"report", fmt.Sprintf("/chat/%d/report", msg)}, {"replay-chat", fmt.Sprintf("/games/%d/replay", finished)},
 	} {
 		visit(p.name, p.path)
 	}

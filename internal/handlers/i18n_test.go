@@ -101,6 +101,7 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 	s := apptest.New(t, apptest.WithSMTP(smtp))
 	ann, bob := s.APIFor("Ann"), s.APIFor("Bob")
 	finished, _ := finishWithBot(t, s, ann, bob)
+	ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", finished), map[string]any{"text": "gg"})
 	_, g := ann.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 2, "pace": "correspondence", "turn_seconds": 86400})
 	playing := int64(g["id"].(float64))
 	ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", playing), map[string]any{"level": "heuristic"})
@@ -147,9 +148,11 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 				t.Fatalf("register: %d", res.Status)
 			}
 			check("welcome", c.Follow(res))
-			for _, path := range []string{"/settings", "/my/games", "/games/new", "/ranked", "/u/" + name} {
+			for _, path := range []string{"/settings", "/my/games", "/games/new", "/ranked", "/u/" + name, "/following", "/u/Ann", fmt.Sprintf("/games/%d/replay", finished)} {
 				check(path, c.Get(path))
 			}
+			check("bad follow", c.PostForm("/following", url.Values{"name": {"nobody-here"}}))
+			check("bad deletion", c.PostForm("/settings/delete", url.Values{"password": {"wrong password"}}))
 			check("bad new game", c.PostForm("/games", url.Values{"seats": {"9"}, "rounds": {"0"}, "pace": {"live"}, "turn_seconds": {"1"}}))
 			res = c.PostForm("/games", url.Values{"seats": {"4"}, "rounds": {"2"}, "variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"60"}})
 			check("lobby", c.Follow(res))
