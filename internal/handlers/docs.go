@@ -28,6 +28,7 @@ var docList = []views.Choice{
 	{Value: "playing-again", Label: i18n.M("Playing again")},
 	{Value: "guests", Label: i18n.M("Playing as a guest")},
 	{Value: "invites", Label: i18n.M("Inviting players by name")},
+	{Value: "people", Label: i18n.M("Following, blocking, chat and moderation")},
 	{Value: "translating", Label: i18n.M("Languages and translating")},
 }
 
