@@ -242,7 +242,9 @@ func TestTableChatAndModeration(t *testing.T) {
 	var actions []string
 	logPage.Doc().Find(`[data-testid="mod-log-row"]`).Each(func(_ int, r *goquery.Selection) {
 		var cells []string
-		r.Find("td").Each(func(_ int, td *goquery.Selection) { cells = append(cells, strings.Join(strings.Fields(td.Text()), " ")) })
+		r.Find("td").Each(func(_ int, td *goquery.Selection) {
+			cells = append(cells, strings.Join(strings.Fields(td.Text()), " "))
+		})
 		actions = append(actions, strings.Join(cells, " "))
 	})
 	want := []string{"Moe enabled the account Jon", "Moe disabled the account Jon spam", "Moe silenced Hal", "Moe hid a message message #" + halMsg + " Hal", "command line made a moderator Moe"}
