@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	if command == "admin" {
 		grant := args[1] == "grant"
-		if err := moderation.New(store, clock.Real{}).Grant(ctx, args[2], grant); err != nil {
+		if err := moderation.New(store, clock.Real{}, nil).Grant(ctx, args[2], grant); err != nil {
 			return err
 		}
 		if grant {

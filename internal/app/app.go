@@ -127,7 +127,7 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	iv := invites.New(store, g, clk)
 	ch := chat.New(store, g, clk)
 	pp := people.New(store, clk)
-	md := moderation.New(store, clk)
+	md := moderation.New(store, clk, acc.ForgetToken)
 	pv := privacy.New(store, acc, g, clk)
 	m := metrics.New(store.DB.DB, store, clk.Now, log)
 	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Reviews: rv, Rematch: rm, Invites: iv, DB: store,

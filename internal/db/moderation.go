@@ -120,9 +120,12 @@ func (s *Store) Silence(ctx context.Context, admin, userID int64, until *time.Ti
 
 // Disable closes an account (or opens it again): a disabled account's
 // sessions end and its API tokens are revoked, every instance hearing of
-// each token (TokenChannel), in the same transaction as the log entry.
-func (s *Store) Disable(ctx context.Context, admin, userID int64, disable bool, note string, at time.Time) error {
-	return s.Tx(ctx, func(tx *Tx) error {
+// each token (TokenChannel), in the same transaction as the log entry. It
+// returns the revoked tokens' hashes (hex), for this instance to forget at
+// once.
+func (s *Store) Disable(ctx context.Context, admin, userID int64, disable bool, note string, at time.Time) ([]string, error) {
+	var revoked []string
+	err := s.Tx(ctx, func(tx *Tx) error {
 		var when *time.Time
 		action := ModEnable
 		if disable {
@@ -132,28 +135,31 @@ func (s *Store) Disable(ctx context.Context, admin, userID int64, disable bool, 
 			return err
 		}
 		if disable {
-			if err := endAccess(ctx, tx, userID, at); err != nil {
+			var err error
+			if revoked, err = endAccess(ctx, tx, userID, at); err != nil {
 				return err
 			}
 		}
 		return logModeration(ctx, tx, &admin, action, &userID, nil, note, at)
 	})
+	return revoked, err
 }
 
-// endAccess ends every session of a user and revokes their API tokens.
-func endAccess(ctx context.Context, tx *Tx, userID int64, at time.Time) error {
+// endAccess ends every session of a user and revokes their API tokens,
+// returning the tokens' hashes (hex).
+func endAccess(ctx context.Context, tx *Tx, userID int64, at time.Time) ([]string, error) {
 	if err := exec(ctx, tx.tx, "end sessions", `DELETE FROM sessions WHERE user_id = $1`, userID); err != nil {
-		return err
+		return nil, err
 	}
 	var hashes []string
 	if err := sel(ctx, tx.tx, &hashes, `UPDATE api_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL
 		RETURNING encode(token_hash, 'hex')`, userID, at); err != nil {
-		return fmt.Errorf("db: revoke tokens: %w", err)
+		return nil, fmt.Errorf("db: revoke tokens: %w", err)
 	}
 	for _, h := range hashes {
 		tx.notes = append(tx.notes, note{TokenChannel, h})
 	}
-	return nil
+	return hashes, nil
 }
 
 // Report is an open report as the moderators' page shows it: the message,

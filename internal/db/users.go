@@ -260,10 +260,10 @@ const DeletedPrefix = "deleted-"
 // ends and every API token is revoked (every instance hears of each),
 // follows, blocks, mutes, the ranked queue and open invitations go, and
 // mail not yet sent is skipped. The row stays, so that finished games keep
-// the seat and ratings history stays whole. It reports false when the
-// account was deleted already.
-func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) (bool, error) {
-	done := false
+// the seat and ratings history stays whole. It returns the revoked tokens'
+// hashes (hex), for this instance to forget at once.
+func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) ([]string, error) {
+	var revoked []string
 	err := s.Tx(ctx, func(tx *Tx) error {
 		res, err := tx.tx.ExecContext(ctx, `
 			UPDATE users SET username = '`+DeletedPrefix+`' || id, email = '`+DeletedPrefix+`' || id || '@deleted.invalid',
@@ -277,8 +277,7 @@ func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) (
 		if n, _ := res.RowsAffected(); n == 0 {
 			return nil
 		}
-		done = true
-		if err := endAccess(ctx, tx, userID, at); err != nil {
+		if revoked, err = endAccess(ctx, tx, userID, at); err != nil {
 			return err
 		}
 		for _, q := range []string{
@@ -296,7 +295,7 @@ func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) (
 		}
 		return nil
 	})
-	return done, err
+	return revoked, err
 }
 
 // ChatBy lists the chat messages a user wrote, oldest first (for the export

@@ -23,19 +23,23 @@ type Store interface {
 	HideChat(ctx context.Context, admin, messageID int64, hide bool, at time.Time) error
 	DismissReports(ctx context.Context, admin, messageID int64, at time.Time) error
 	Silence(ctx context.Context, admin, userID int64, until *time.Time, note string, at time.Time) error
-	Disable(ctx context.Context, admin, userID int64, disable bool, note string, at time.Time) error
+	Disable(ctx context.Context, admin, userID int64, disable bool, note string, at time.Time) ([]string, error)
 	OpenReports(ctx context.Context, limit int) ([]db.Report, error)
 	ModerationLog(ctx context.Context, limit int) ([]db.ModEntry, error)
 }
 
 // Service is moderation.
 type Service struct {
-	store Store
-	clock clock.Clock
+	store  Store
+	clock  clock.Clock
+	forget func(tokenHash string)
 }
 
-// New makes the service.
-func New(store Store, clk clock.Clock) *Service { return &Service{store: store, clock: clk} }
+// New makes the service; forget, when set, drops a revoked API token from
+// this instance's cache at once (the others hear of it through Postgres).
+func New(store Store, clk clock.Clock, forget func(tokenHash string)) *Service {
+	return &Service{store: store, clock: clk, forget: forget}
+}
 
 // ErrNotAdmin answers anyone but an admin.
 var ErrNotAdmin = apperr.E(apperr.Forbidden, "Only moderators may do that.")
@@ -145,5 +149,14 @@ func (s *Service) Disable(ctx context.Context, admin db.User, name string, disab
 	if err != nil {
 		return err
 	}
-	return s.store.Disable(ctx, admin.ID, u.ID, disable, note, s.clock.Now())
+	revoked, err := s.store.Disable(ctx, admin.ID, u.ID, disable, note, s.clock.Now())
+	if err != nil {
+		return err
+	}
+	for _, h := range revoked {
+		if s.forget != nil {
+			s.forget(h)
+		}
+	}
+	return nil
 }

@@ -21,7 +21,7 @@ import (
 
 // Store is what the service needs of the database.
 type Store interface {
-	DeleteAccount(ctx context.Context, userID int64, at time.Time) (bool, error)
+	DeleteAccount(ctx context.Context, userID int64, at time.Time) ([]string, error)
 	UserGames(ctx context.Context, userID int64, limit int) ([]db.GameSummary, error)
 	RatingHistory(ctx context.Context, userID int64) ([]db.RatingChange, error)
 	ChatBy(ctx context.Context, userID int64) ([]db.ChatMessage, error)
@@ -53,8 +53,12 @@ func (s *Service) Delete(ctx context.Context, u db.User, password string) error 
 	if err := s.games.Depart(ctx, u.ID); err != nil {
 		return err
 	}
-	if _, err := s.store.DeleteAccount(ctx, u.ID, s.clock.Now()); err != nil {
+	revoked, err := s.store.DeleteAccount(ctx, u.ID, s.clock.Now())
+	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not delete the account")
+	}
+	for _, h := range revoked {
+		s.accounts.ForgetToken(h) // here at once; the other instances when they hear
 	}
 	return nil
 }
