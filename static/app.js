@@ -325,5 +325,23 @@ window.ntMsgs = (function () {
       if (input) input.focus();
     }
   });
-  document.addEventListener("htmx:sseMessage", function () { localTimes(document); toBottom(); });
+  // A screen reader hears each new message once (the list itself is
+  // replaced whole by the stream, so it cannot be a live region).
+  var lastSeen = null;
+  function newest() {
+    var items = document.querySelectorAll('#chat-log [data-testid="chat-message"]');
+    return items.length ? items[items.length - 1] : null;
+  }
+  function announceChat() {
+    var li = newest(), region = document.getElementById("announcer");
+    if (!li) return;
+    var id = Number(li.dataset.id);
+    if (lastSeen !== null && id > lastSeen && region) {
+      var who = li.querySelector('[data-testid="chat-author"]'), body = li.querySelector('[data-testid="chat-body"]');
+      if (who && body) region.textContent = who.textContent.trim() + ": " + body.textContent.trim();
+    }
+    lastSeen = Math.max(lastSeen || 0, id);
+  }
+  document.addEventListener("DOMContentLoaded", function () { var li = newest(); lastSeen = li ? Number(li.dataset.id) : 0; });
+  document.addEventListener("htmx:sseMessage", function () { localTimes(document); toBottom(); announceChat(); });
 })();

@@ -65,6 +65,8 @@ func TestBrowserTableChat(t *testing.T) {
 	waitFor(t, ann, `document.querySelector('[data-testid="chat-input"]').value === ""`)
 	say(t, bob, "thanks Ann!")
 	waitText(t, ann, "chat-log", "thanks Ann!")
+	// A screen reader on Ann's page hears Bob's message once it comes.
+	waitText(t, ann, "announcer", "Bob: thanks Ann!")
 
 	say(t, kim, "go Bob go")
 	waitText(t, kim, "chat-log", "go Bob go")

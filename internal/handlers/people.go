@@ -147,3 +147,61 @@ func (s *Server) deleteAccount(c echo.Context) error {
 	c.Set(ctxUser, nil)
 	return redirect(c, "/")
 }
+
+// apiPerson is a person in the API's lists.
+type apiPerson struct {
+	Username string  `json:"username"`
+	Online   bool    `json:"online"`
+	Games    []int64 `json:"games"`
+}
+
+// apiFollowing lists whom the caller follows and blocks.
+func (s *Server) apiFollowing(c echo.Context) error {
+	ctx, me := c.Request().Context(), apiUser(c).ID
+	fs, err := s.people.Following(ctx, me)
+	if err != nil {
+		return err
+	}
+	bs, err := s.people.Blocked(ctx, me)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"following": []apiPerson{}, "blocked": []string{}}
+	following := []apiPerson{}
+	for _, f := range fs {
+		games := []int64(f.Games)
+		if games == nil {
+			games = []int64{}
+		}
+		following = append(following, apiPerson{Username: f.Username, Online: f.Online, Games: games})
+	}
+	blocked := []string{}
+	for _, b := range bs {
+		blocked = append(blocked, b.Username)
+	}
+	out["following"], out["blocked"] = following, blocked
+	return c.JSON(http.StatusOK, out)
+}
+
+// apiRelation follows, unfollows, blocks or unblocks the player of the
+// path (PUT does, DELETE undoes), answering 204.
+func (s *Server) apiRelation(what string, on bool) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx, me, name := c.Request().Context(), apiUser(c).ID, c.Param("name")
+		var err error
+		switch {
+		case what == "follow" && on:
+			_, err = s.people.Follow(ctx, me, name)
+		case what == "follow":
+			_, err = s.people.Unfollow(ctx, me, name)
+		case on:
+			_, err = s.people.Block(ctx, me, name)
+		default:
+			_, err = s.people.Unblock(ctx, me, name)
+		}
+		if err != nil {
+			return err
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+}

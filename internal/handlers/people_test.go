@@ -20,7 +20,7 @@ import (
 // him again; unblocked, she can invite him again.
 func TestFollowAndBlock(t *testing.T) {
 	s := apptest.New(t)
-	ann, bob, cy := s.APIFor("Ann"), s.APIFor("Bob"), s.APIFor("Cyd")
+	ann, bob, cyd := s.APIFor("Ann"), s.APIFor("Bob"), s.APIFor("Cyd")
 	ac, bc := loggedIn(t, s, ann), loggedIn(t, s, bob)
 
 	if got := ac.Get("/following").TestID("following-empty"); !strings.Contains(got, "You follow nobody yet") {
@@ -41,7 +41,7 @@ func TestFollowAndBlock(t *testing.T) {
 		t.Errorf("after following: %q", p.TestID("follow"))
 	}
 	// Bob (logged in just now) is online, in a public game Ann can watch.
-	id := startedGame(t, bob, cy, s.APIFor("Dia"))
+	id := startedGame(t, bob, cyd, s.APIFor("Dia"))
 	f := ac.Get("/following")
 	if f.TestID("followed-name") != "Bob" || !f.Has("online") || f.TestID("followed-game") != fmt.Sprintf("Game #%d", id) {
 		t.Errorf("Following: %q online %v game %q", f.TestID("followed-name"), f.Has("online"), f.TestID("followed-game"))
@@ -99,7 +99,7 @@ func TestFollowAndBlock(t *testing.T) {
 	if st, body := ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", private), map[string]any{"code": code}); st != http.StatusForbidden || !strings.Contains(fmt.Sprint(body), "cannot join this table") {
 		t.Errorf("Ann joins Bob's private table: %d %v", st, body)
 	}
-	if st, _ := cy.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", private), map[string]any{"code": code}); st != http.StatusOK {
+	if st, _ := cyd.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", private), map[string]any{"code": code}); st != http.StatusOK {
 		t.Errorf("Cyd joins with the code: %d", st)
 	}
 
@@ -111,6 +111,29 @@ func TestFollowAndBlock(t *testing.T) {
 	}
 	if st, body := ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/invites", mine), map[string]any{"username": "Bob"}); st != http.StatusOK {
 		t.Errorf("Ann invites Bob after the unblock: %d %v", st, body)
+	}
+
+	// The same through the API.
+	if st, _ := ann.Raw(http.MethodPut, "/api/v1/following/bob", nil); st != http.StatusNoContent {
+		t.Errorf("PUT following: %d", st)
+	}
+	if st, _ := ann.Raw(http.MethodPut, "/api/v1/blocks/Nobody", nil); st != http.StatusNotFound {
+		t.Errorf("blocking nobody: %d", st)
+	}
+	if st, body := ann.Do(http.MethodPut, "/api/v1/following/Ann", nil); st != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(body), "That is you") {
+		t.Errorf("following oneself: %d %v", st, body)
+	}
+	cyd.Raw(http.MethodPut, "/api/v1/blocks/Ann", nil)
+	_, list := ann.Do(http.MethodGet, "/api/v1/following", nil)
+	if fmt.Sprint(list["following"]) != fmt.Sprintf("[map[games:[%d] online:true username:Bob]]", id) {
+		t.Errorf("Ann's following through the API: %v", list)
+	}
+	if _, list := cyd.Do(http.MethodGet, "/api/v1/following", nil); fmt.Sprint(list["blocked"]) != "[Ann]" {
+		t.Errorf("Cyd's blocks through the API: %v", list)
+	}
+	ann.Raw(http.MethodDelete, "/api/v1/following/Bob", nil)
+	if _, list := ann.Do(http.MethodGet, "/api/v1/following", nil); fmt.Sprint(list["following"]) != "[]" {
+		t.Errorf("after DELETE: %v", list)
 	}
 }
 

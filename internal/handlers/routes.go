@@ -135,6 +135,11 @@ func (s *Server) routes(e *echo.Echo) {
 	api.DELETE("/queue", s.apiLeaveQueue)
 	api.GET("/ladder", s.apiLadder)
 	api.GET("/me/export", s.apiExport)
+	api.GET("/following", s.apiFollowing)
+	api.PUT("/following/:name", s.apiRelation("follow", true))
+	api.DELETE("/following/:name", s.apiRelation("follow", false))
+	api.PUT("/blocks/:name", s.apiRelation("block", true))
+	api.DELETE("/blocks/:name", s.apiRelation("block", false))
 	api.GET("/games/:id/chat", s.apiChat)
 	api.POST("/games/:id/chat", s.apiPostChat)
 }
