@@ -25,7 +25,7 @@ func loggedIn(t *testing.T, s *apptest.Server, p *apptest.API) *apptest.Client {
 }
 
 // startedGame makes a public live game of three people and starts it.
-func startedGame(t *testing.T, ps ...*apptest.API) int64 {
+func startedGame(t testing.TB, ps ...*apptest.API) int64 {
 	t.Helper()
 	_, g := ps[0].Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": len(ps), "rounds": 1, "pace": "live", "turn_seconds": 300})
 	id := int64(g["id"].(float64))
@@ -254,6 +254,64 @@ func TestTableChatAndModeration(t *testing.T) {
 	for i := range want {
 		if !strings.Contains(actions[i], want[i]) {
 			t.Errorf("log row %d: %q, want %q", i, actions[i], want[i])
+		}
+	}
+}
+
+// A hundred spectators watch while one of them writes: every spectator's
+// stream gets each message, the players' never do, and each message is
+// drawn once per chat (the spectators', the players'), not once per stream.
+func TestManyWatchersShareOneChatDrawing(t *testing.T) {
+	const watchers = 100
+	s := apptest.New(t, apptest.WithoutWorkers())
+	hal, ida, jon, kim := s.APIFor("Hal"), s.APIFor("Ida"), s.APIFor("Jon"), s.APIFor("Kim")
+	id := startedGame(t, hal, ida, jon)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	streams := make([]*apptest.Stream, watchers)
+	for i := range streams {
+		c := s.Client()
+		c.HTTP.Timeout = 0
+		streams[i] = c.Stream(ctx, fmt.Sprintf("/games/%d/events", id))
+		streams[i].Next(t, "chat") // the chat as it stands, first
+	}
+	player := loggedIn(t, s, hal)
+	player.HTTP.Timeout = 0
+	ps := player.Stream(ctx, fmt.Sprintf("/games/%d/events", id))
+	ps.Next(t, "chat")
+	before := s.App.Watch.Stats()
+	const messages = 4
+	for n := range messages {
+		text := fmt.Sprintf("spectator message %d", n)
+		if st, body := kim.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", id), map[string]any{"text": text}); st != http.StatusCreated {
+			t.Fatalf("post: %d %v", st, body)
+		}
+		for _, st := range streams {
+			nextChatWith(t, st, text)
+		}
+		if data := ps.Next(t, "chat"); strings.Contains(data, "spectator message") {
+			t.Fatalf("the players' stream carries the spectators' chat: %s", data)
+		}
+	}
+	if renders := s.App.Watch.Stats().Renders - before.Renders; renders != 2*messages {
+		t.Errorf("%d drawings for %d messages to %d streams, want %d (one per chat per message)", renders, messages, watchers+1, 2*messages)
+	}
+}
+
+// BenchmarkChatPost measures one chat message written through the JSON
+// API (each op: the checks, the rate count, the insert and its NOTIFY).
+func BenchmarkChatPost(b *testing.B) {
+	s := apptest.New(b, apptest.WithoutWorkers())
+	hal, ida, jon := s.APIFor("Hal"), s.APIFor("Ida"), s.APIFor("Jon")
+	id := startedGame(b, hal, ida, jon)
+	path := fmt.Sprintf("/api/v1/games/%d/chat", id)
+	b.ResetTimer()
+	for i := range b.N {
+		if i%5 == 4 {
+			s.Clock.Advance(11 * time.Second) // stay under the rate limit
+		}
+		if st, _ := hal.Raw(http.MethodPost, path, map[string]any{"text": "hello there"}); st != http.StatusCreated {
+			b.Fatalf("post: %d", st)
 		}
 	}
 }
