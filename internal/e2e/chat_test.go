@@ -36,16 +36,7 @@ func TestBrowserTableChat(t *testing.T) {
 	register(t, bob, s.URL, "Bob")
 	register(t, kim, s.URL, "Kim")
 
-	do(t, ann,
-		chromedp.Navigate(s.URL+"/games/new"),
-		chromedp.SetValue(byTestID("input-seats"), "3"),
-		chromedp.SetValue(byTestID("input-rounds"), "1"),
-		chromedp.Click(byTestID("create-submit")),
-		chromedp.WaitVisible(byTestID("lobby")),
-	)
-	gameURL := get(t, ann, chromedp.Location())
-	click(t, ann, byTestID("add-bot"))
-	waitFor(t, ann, `document.querySelectorAll('[data-testid="lobby-seat"]').length >= 2`)
+	gameURL := tableWithBot(t, ann, s.URL)
 	do(t, bob, chromedp.Navigate(gameURL), chromedp.WaitVisible(byTestID("join")))
 	click(t, bob, byTestID("join"))
 	do(t, kim, chromedp.Navigate(gameURL), chromedp.WaitVisible(byTestID("active-card")))

@@ -41,6 +41,24 @@ func switchLanguage(t *testing.T, ctx context.Context, lang string) {
 	t.Fatalf("the page did not turn to %s: %s", lang, last)
 }
 
+// tableWithBot creates a live three-seat table of one round from the
+// new-game form, seats a bot in it, and returns the table's address.
+func tableWithBot(t *testing.T, ctx context.Context, base string) string {
+	t.Helper()
+	do(t, ctx,
+		chromedp.Navigate(base+"/games/new"),
+		chromedp.WaitVisible(byTestID("create-submit")),
+		chromedp.SetValue(byTestID("input-seats"), "3"),
+		chromedp.SetValue(byTestID("input-rounds"), "1"),
+		chromedp.Click(byTestID("create-submit")),
+		chromedp.WaitVisible(byTestID("lobby")),
+	)
+	gameURL := get(t, ctx, chromedp.Location())
+	click(t, ctx, byTestID("add-bot"))
+	waitFor(t, ctx, `document.querySelectorAll('[data-testid="lobby-seat"]').length >= 2`)
+	return gameURL
+}
+
 // waitFor waits until a script's condition holds on a tab.
 func waitFor(t *testing.T, ctx context.Context, cond string) {
 	t.Helper()
@@ -120,17 +138,7 @@ func TestBrowserSpanishPlayerAndItalianSpectator(t *testing.T) {
 
 	// Sofia opens a three-seat table in Spanish and seats a bot; Bob
 	// (English) takes the last seat.
-	do(t, sofia,
-		chromedp.Navigate(s.URL+"/games/new"),
-		chromedp.WaitVisible(byTestID("create-submit")),
-		chromedp.SetValue(byTestID("input-seats"), "3"),
-		chromedp.SetValue(byTestID("input-rounds"), "1"),
-		chromedp.Click(byTestID("create-submit")),
-		chromedp.WaitVisible(byTestID("lobby")),
-	)
-	gameURL := get(t, sofia, chromedp.Location())
-	click(t, sofia, byTestID("add-bot"))
-	waitFor(t, sofia, `document.querySelectorAll('[data-testid="lobby-seat"]').length >= 2`)
+	gameURL := tableWithBot(t, sofia, s.URL)
 
 	// Ivo watches without an account, in Italian.
 	ivo := newUser(t, browser)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -62,22 +63,17 @@ func (s *Server) relation(what string) echo.HandlerFunc {
 		ctx := c.Request().Context()
 		me, name, on := currentUser(c).ID, c.Param("name"), c.FormValue("on") != "false"
 		var msg string
-		var err error
 		switch {
 		case what == "follow" && on:
-			_, err = s.people.Follow(ctx, me, name)
 			msg = tr(c, "You follow {{.Name}}.", "Name", name)
 		case what == "follow":
-			_, err = s.people.Unfollow(ctx, me, name)
 			msg = tr(c, "You no longer follow {{.Name}}.", "Name", name)
 		case on:
-			_, err = s.people.Block(ctx, me, name)
 			msg = tr(c, "You block {{.Name}}: they cannot invite you, chat where you play, or join your private tables.", "Name", name)
 		default:
-			_, err = s.people.Unblock(ctx, me, name)
 			msg = tr(c, "You no longer block {{.Name}}.", "Name", name)
 		}
-		if err != nil {
+		if err := s.changeRelation(ctx, me, name, what, on); err != nil {
 			if code := apperr.CodeOf(err); code == apperr.Internal || code == apperr.NotFound || code == "" {
 				return err
 			}
@@ -187,21 +183,25 @@ func (s *Server) apiFollowing(c echo.Context) error {
 // path (PUT does, DELETE undoes), answering 204.
 func (s *Server) apiRelation(what string, on bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx, me, name := c.Request().Context(), apiUser(c).ID, c.Param("name")
-		var err error
-		switch {
-		case what == "follow" && on:
-			_, err = s.people.Follow(ctx, me, name)
-		case what == "follow":
-			_, err = s.people.Unfollow(ctx, me, name)
-		case on:
-			_, err = s.people.Block(ctx, me, name)
-		default:
-			_, err = s.people.Unblock(ctx, me, name)
-		}
-		if err != nil {
+		if err := s.changeRelation(c.Request().Context(), apiUser(c).ID, c.Param("name"), what, on); err != nil {
 			return err
 		}
 		return c.NoContent(http.StatusNoContent)
 	}
+}
+
+// changeRelation follows (what "follow") or blocks a player by name, or
+// with on false undoes it.
+func (s *Server) changeRelation(ctx context.Context, me int64, name, what string, on bool) error {
+	do := s.people.Block
+	switch {
+	case what == "follow" && on:
+		do = s.people.Follow
+	case what == "follow":
+		do = s.people.Unfollow
+	case !on:
+		do = s.people.Unblock
+	}
+	_, err := do(ctx, me, name)
+	return err
 }

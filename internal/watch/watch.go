@@ -387,28 +387,7 @@ func (h *Hub) ChatChanged(gameID int64) {
 // refreshChat reads a room's chat again in the background, coalescing
 // changes that come meanwhile into one more read.
 func (h *Hub) refreshChat(r *room) {
-	r.mu.Lock()
-	if r.chatLoading {
-		r.chatAgain = true
-		r.mu.Unlock()
-		return
-	}
-	r.chatLoading = true
-	r.mu.Unlock()
-	go func() {
-		for {
-			<-r.ready
-			h.reloadChat(r)
-			r.mu.Lock()
-			if !r.chatAgain {
-				r.chatLoading = false
-				r.mu.Unlock()
-				return
-			}
-			r.chatAgain = false
-			r.mu.Unlock()
-		}
-	}()
+	r.coalesce(&r.chatLoading, &r.chatAgain, func() { h.reloadChat(r) })
 }
 
 func (h *Hub) reloadChat(r *room) {
@@ -521,26 +500,31 @@ func (h *Hub) ChangedAll() {
 
 // refresh reloads a room in the background; changes that come while it
 // loads make one more load after it, never one each.
-func (h *Hub) refresh(r *room) {
+func (h *Hub) refresh(r *room) { r.coalesce(&r.loading, &r.again, func() { h.reload(r) }) }
+
+// coalesce runs load in the background once the room's first read is
+// done; calls while it runs (loading set) make one more run after it
+// (again), never one each.
+func (r *room) coalesce(loading, again *bool, load func()) {
 	r.mu.Lock()
-	if r.loading {
-		r.again = true
+	if *loading {
+		*again = true
 		r.mu.Unlock()
 		return
 	}
-	r.loading = true
+	*loading = true
 	r.mu.Unlock()
 	go func() {
 		for {
 			<-r.ready
-			h.reload(r)
+			load()
 			r.mu.Lock()
-			if !r.again {
-				r.loading = false
+			if !*again {
+				*loading = false
 				r.mu.Unlock()
 				return
 			}
-			r.again = false
+			*again = false
 			r.mu.Unlock()
 		}
 	}()
