@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -45,7 +44,7 @@ func chatView(gameID int64, channel string, ms []db.ChatMessage, code string) vi
 }
 
 // chatWhy says why a viewer cannot write in a game's chat ("" when they can).
-func (s *Server) chatWhy(c echo.Context, st *games.State) string {
+func (s *Server) chatWhy(c echo.Context, status string) string {
 	u := currentUser(c)
 	switch {
 	case u == nil:
@@ -54,16 +53,15 @@ func (s *Server) chatWhy(c echo.Context, st *games.State) string {
 		return tr(c, "Guests cannot chat: register (it keeps your games) to talk at tables.")
 	case u.Silenced(s.clock.Now()):
 		return tr(c, "A moderator has silenced you in chat for now.")
-	case st.Game.Status == db.StatusCancelled:
+	case status == db.StatusCancelled:
 		return tr(c, "This game was cancelled: its chat is closed.")
 	}
 	return ""
 }
 
-// chatPanel builds the chat beside a game's table for the viewer.
-func (s *Server) chatPanel(c echo.Context, gameID int64, code string) (*views.ChatPanelView, error) {
-	ctx := c.Request().Context()
-	st, err := s.games.State(ctx, gameID)
+// chatPanelOf builds the chat of a game for a viewer who may see it.
+func (s *Server) chatPanelOf(c echo.Context, gameID int64, code string) (*views.ChatPanelView, error) {
+	st, err := s.games.State(c.Request().Context(), gameID)
 	if err != nil {
 		return nil, err
 	}
@@ -72,9 +70,17 @@ func (s *Server) chatPanel(c echo.Context, gameID int64, code string) (*views.Ch
 		return nil, games.ErrNoGame
 	}
 	k := watch.ChatKeyFor(st, watch.Viewer{UserID: viewer, Code: code})
-	p := &views.ChatPanelView{Form: views.ChatFormView{GameID: gameID, Code: k.Code, Why: s.chatWhy(c, st)}}
+	return s.chatPanel(c, gameID, k, st.Game.Status)
+}
+
+// chatPanel builds the chat beside a game's table: the channel of k, and
+// the viewer's form and mute.
+func (s *Server) chatPanel(c echo.Context, gameID int64, k watch.ChatKey, status string) (*views.ChatPanelView, error) {
+	ctx := c.Request().Context()
+	p := &views.ChatPanelView{Form: views.ChatFormView{GameID: gameID, Code: k.Code, Why: s.chatWhy(c, status)}}
 	if u := currentUser(c); u != nil && !u.Guest {
 		p.CanMute = true
+		var err error
 		if p.Muted, err = s.chat.Muted(ctx, u.ID, gameID); err != nil {
 			return nil, err
 		}
@@ -93,7 +99,7 @@ func (s *Server) chatFragment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := s.chatPanel(c, id, c.QueryParam("code"))
+	p, err := s.chatPanelOf(c, id, c.QueryParam("code"))
 	if err != nil {
 		return err
 	}
@@ -113,14 +119,14 @@ func (s *Server) postChat(c echo.Context) error {
 	if code := apperr.CodeOf(err); err != nil && code != apperr.Invalid && code != apperr.TooMany && code != apperr.Forbidden && code != apperr.Conflict {
 		return err
 	}
-	back := fmt.Sprintf("/games/%d%s#chat", id, codeQueryOf(code))
+	back := fmt.Sprintf("/games/%d%s#chat", id, views.CodeQuery(code))
 	if !isFragment(c) {
 		if err != nil {
 			s.setFlash(c, "error", messageOf(c.Request().Context(), err))
 		}
 		return redirect(c, back)
 	}
-	p, perr := s.chatPanel(c, id, code)
+	p, perr := s.chatPanelOf(c, id, code)
 	if perr != nil {
 		return perr
 	}
@@ -133,12 +139,6 @@ func (s *Server) postChat(c echo.Context) error {
 	return render(c, http.StatusOK, views.ChatPosted(f, p.Log))
 }
 
-func codeQueryOf(code string) string {
-	if code == "" {
-		return ""
-	}
-	return "?code=" + url.QueryEscape(code)
-}
 
 // muteChat mutes or unmutes a game's chat for the viewer, and goes back.
 func (s *Server) muteChat(c echo.Context) error {
@@ -155,7 +155,7 @@ func (s *Server) muteChat(c echo.Context) error {
 	} else {
 		s.setFlash(c, "ok", tr(c, "This game's chat shows again."))
 	}
-	return redirect(c, fmt.Sprintf("/games/%d%s#chat", id, codeQueryOf(c.FormValue("code"))))
+	return redirect(c, fmt.Sprintf("/games/%d%s#chat", id, views.CodeQuery(c.FormValue("code"))))
 }
 
 func messageID(c echo.Context) (int64, error) {
@@ -210,7 +210,7 @@ func (s *Server) report(c echo.Context) error {
 	default:
 		return err
 	}
-	return redirect(c, fmt.Sprintf("/games/%d%s#chat", gameID, codeQueryOf(code)))
+	return redirect(c, fmt.Sprintf("/games/%d%s#chat", gameID, views.CodeQuery(code)))
 }
 
 // apiChatMessage is a message in the JSON API.
@@ -280,11 +280,3 @@ func (s *Server) apiPostChat(c echo.Context) error {
 	return c.JSON(http.StatusCreated, map[string]any{"id": mid, "text": strings.TrimSpace(chat.Clean(body.Text))})
 }
 
-// chatCode is the invite code a game page was opened with (a query
-// parameter, or the invite link's path).
-func chatCode(c echo.Context) string {
-	if code := c.QueryParam("code"); code != "" {
-		return code
-	}
-	return c.Param("code")
-}

@@ -116,6 +116,25 @@ func TestTableChatAndModeration(t *testing.T) {
 		t.Errorf("a visitor's chat: %q", visitor.TestID("chat-why"))
 	}
 
+	// A private table: a spectator who came by its invite link writes in
+	// its spectators' chat (the form carries the code); without the code
+	// the table does not exist for him.
+	_, pg := hal.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 60, "private": true})
+	private := int64(pg["id"].(float64))
+	invite := hc.Get(fmt.Sprintf("/games/%d", private)).TestID("invite-url")
+	code := invite[strings.LastIndex(invite, "/")+1:]
+	form := kc.Get("/join/" + code).Doc().Find(`[data-testid="chat-form"] input[name="code"]`)
+	if v, _ := form.Attr("value"); v != code {
+		t.Fatalf("the private table's chat form carries code %q", v)
+	}
+	if res := kc.PostForm(fmt.Sprintf("/games/%d/chat", private), url.Values{"text": {"hello from the rail"}}); res.Status != http.StatusNotFound {
+		t.Errorf("writing at a private table without its code: %d", res.Status)
+	}
+	res = kc.PostForm(fmt.Sprintf("/games/%d/chat", private), url.Values{"text": {"hello from the rail"}, "code": {code}})
+	if got := kc.Follow(res); !strings.Contains(got.TestID("chat-spectators"), "hello from the rail") {
+		t.Errorf("the private table's spectators' chat after writing: %d %q", res.Status, got.TestID("chat-spectators"))
+	}
+
 	// Limits: the answer says what is wrong and keeps the words.
 	long := strings.Repeat("é", 301)
 	res = hc.Do(htmxPostForm(t, hc, s.URL, fmt.Sprintf("/games/%d/chat", id), url.Values{"text": {long}}))
@@ -175,9 +194,9 @@ func TestTableChatAndModeration(t *testing.T) {
 	if res := hc.PostForm("/chat/"+halMsg+"/report", url.Values{}); res.Status != http.StatusSeeOther || !strings.Contains(hc.Follow(res).Body, "That is your own message") {
 		t.Errorf("Hal reports himself: %d", res.Status)
 	}
-	form := ic.Get("/chat/" + halMsg + "/report")
-	if form.TestID("reported-message") != "Hal: gg <b>bold</b> <script>alert(1)</script>" {
-		t.Errorf("the report page quotes %q", form.TestID("reported-message"))
+	reportPage := ic.Get("/chat/" + halMsg + "/report")
+	if reportPage.TestID("reported-message") != "Hal: gg <b>bold</b> <script>alert(1)</script>" {
+		t.Errorf("the report page quotes %q", reportPage.TestID("reported-message"))
 	}
 	if res := ic.PostForm("/chat/"+halMsg+"/report", url.Values{"reason": {strings.Repeat("x", 201)}}); res.Status != http.StatusUnprocessableEntity || !strings.Contains(res.TestID("error-reason"), "at most 200") {
 		t.Errorf("a long reason: %d %q", res.Status, res.TestID("error-reason"))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -93,7 +92,11 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 		Pace: paceLabel(ctx, g.Pace, g.TurnSeconds), Public: g.Public, Ranked: g.Ranked, MyTokens: -1,
 	}
 	if k.Code != "" {
-		v.Query = "?code=" + url.QueryEscape(k.Code)
+		v.Query = views.CodeQuery(k.Code)
+	}
+	v.Seated = k.Seat != engine.Spectator || k.Role >= watch.Seated
+	if !v.Seated && !g.Public {
+		v.ChatCode = k.Code
 	}
 	if g.Status == db.StatusOpen {
 		v.Lobby = s.lobbyView(ctx, t, k)

@@ -155,7 +155,12 @@ func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView, m
 	if v.Status == db.StatusPlaying {
 		v.Watchers = s.watchers(c.Request().Context(), v.GameID)
 	}
-	chat, err := s.chatPanel(c, v.GameID, chatCode(c))
+	// The chat of the board's viewer: no second read of the game.
+	channel := db.ChatSpectators
+	if v.Seated {
+		channel = db.ChatPlayers
+	}
+	chat, err := s.chatPanel(c, v.GameID, watch.ChatKey{Channel: channel, Code: v.ChatCode}, v.Status)
 	if err != nil {
 		return err
 	}

@@ -64,8 +64,8 @@ type ReportView struct {
 	Form      Form
 }
 
-// codeQuery is "?code=…" for a private game's invite code, "" for none.
-func codeQuery(code string) string {
+// CodeQuery is "?code=…" for a private game's invite code, "" for none.
+func CodeQuery(code string) string {
 	if code == "" {
 		return ""
 	}

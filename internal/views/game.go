@@ -57,6 +57,10 @@ type TableView struct {
 	RatingChanges []string
 	// Rematch is "Play again" on a finished table (nil: nothing to show).
 	Rematch *RematchView
+	// Seated: the viewer sits at this table (and so reads the players'
+	// chat); ChatCode is the invite code the chat's links carry.
+	Seated   bool
+	ChatCode string
 }
 
 // RematchView is a finished table's "Play again" as one viewer sees it.
