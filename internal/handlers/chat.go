@@ -139,7 +139,6 @@ func (s *Server) postChat(c echo.Context) error {
 	return render(c, http.StatusOK, views.ChatPosted(f, p.Log))
 }
 
-
 // muteChat mutes or unmutes a game's chat for the viewer, and goes back.
 func (s *Server) muteChat(c echo.Context) error {
 	id, err := gameID(c)
@@ -279,4 +278,3 @@ func (s *Server) apiPostChat(c echo.Context) error {
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"id": mid, "text": strings.TrimSpace(chat.Clean(body.Text))})
 }
-
