@@ -156,6 +156,17 @@ func TestDeleteAccountAndExport(t *testing.T) {
 	_, og := zed.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "live", "turn_seconds": 60})
 	open := int64(og["id"].(float64))
 	amy.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", open), nil)
+	// A ranked game too, played out: its rating changes must survive.
+	ranked := rankedGame(t, []*apptest.API{zed, amy, bo})
+	playOut(t, s, ranked, []*apptest.API{zed, amy, bo}, nil)
+	changes, err := s.Store.GameRatingChanges(ctx, ranked)
+	if err != nil || len(changes) != 3 {
+		t.Fatalf("rating changes of the ranked game: %d (%v)", len(changes), err)
+	}
+	amyHistory, err := s.Store.RatingHistory(ctx, amy.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	amyFinished := s.Client()
 	amyFinished.Login("Amy", apptest.Password)
 	before := amyFinished.Get(fmt.Sprintf("/games/%d", finished))
@@ -180,7 +191,7 @@ func TestDeleteAccountAndExport(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Body), &x); err != nil {
 		t.Fatal(err)
 	}
-	if x.Account.Username != "Zed" || x.Account.Email != "zed@example.com" || len(x.Games) != 3 || len(x.Chat) != 1 || x.Chat[0].Body != "well played" || x.Chat[0].GameID != finished {
+	if x.Account.Username != "Zed" || x.Account.Email != "zed@example.com" || len(x.Games) != 4 || len(x.Chat) != 1 || x.Chat[0].Body != "well played" || x.Chat[0].GameID != finished {
 		t.Errorf("export: %+v", x)
 	}
 	if st, body := zed.Do(http.MethodGet, "/api/v1/me/export", nil); st != http.StatusOK || body["account"].(map[string]any)["username"] != "Zed" {
@@ -245,6 +256,20 @@ func TestDeleteAccountAndExport(t *testing.T) {
 	}
 	if mg := amyFinished.Get("/my/games"); !strings.Contains(mg.Body, "deleted player") {
 		t.Error("Amy's game list does not name the deleted seat")
+	}
+	// Ratings: the game's changes and Amy's history are as they were, and
+	// the ladder does not list him.
+	if after, err := s.Store.GameRatingChanges(ctx, ranked); err != nil || fmt.Sprint(after) != fmt.Sprint(changes) {
+		t.Errorf("the ranked game's rating changes after the deletion: %v (%v), were %v", after, err, changes)
+	}
+	if after, err := s.Store.RatingHistory(ctx, amy.ID); err != nil || fmt.Sprint(after) != fmt.Sprint(amyHistory) {
+		t.Errorf("Amy's rating history changed: %v (%v)", after, err)
+	}
+	if _, ladder := amy.Do(http.MethodGet, "/api/v1/ladder", nil); strings.Contains(fmt.Sprint(ladder), "deleted-") || strings.Contains(fmt.Sprint(ladder), "Zed") {
+		t.Errorf("the ladder lists the deleted account: %v", ladder)
+	}
+	if !strings.Contains(amyFinished.Get(fmt.Sprintf("/games/%d", ranked)).TestID("standings"), "deleted player") {
+		t.Error("the ranked game's standings do not show the deleted seat")
 	}
 	// His open table is cancelled; in the game in play the server moves
 	// for him.
