@@ -14,18 +14,18 @@ const (
 
 // ChatMessage is a row of chat_messages with its author's name.
 type ChatMessage struct {
-	ID        int64      `db:"id" json:"id"`
-	GameID    int64      `db:"game_id" json:"game_id"`
-	UserID    int64      `db:"user_id" json:"-"`
+	ID     int64 `db:"id" json:"id"`
+	GameID int64 `db:"game_id" json:"game_id"`
+	UserID int64 `db:"user_id" json:"-"`
+	// Author is the writer's name, DeletedName for a deleted account.
 	Author    string     `db:"author" json:"author"`
-	Deleted   bool       `db:"author_deleted" json:"-"`
 	Channel   string     `db:"channel" json:"channel"`
 	Body      string     `db:"body" json:"body"`
 	CreatedAt time.Time  `db:"created_at" json:"created_at"`
 	HiddenAt  *time.Time `db:"hidden_at" json:"-"`
 }
 
-const chatColumns = `m.id, m.game_id, m.user_id, u.username AS author, u.deleted_at IS NOT NULL AS author_deleted,
+const chatColumns = `m.id, m.game_id, m.user_id, CASE WHEN u.deleted_at IS NOT NULL THEN '` + DeletedName + `' ELSE u.username END AS author,
 	m.channel, m.body, m.created_at, m.hidden_at`
 
 // ChatChannel is the LISTEN/NOTIFY channel of chat changes (a message
@@ -52,7 +52,7 @@ func (s *Store) AddChat(ctx context.Context, m ChatMessage) (int64, error) {
 func (s *Store) Chat(ctx context.Context, gameID int64, limit int) ([]ChatMessage, error) {
 	var out []ChatMessage
 	err := sel(ctx, s.DB, &out, `
-		SELECT id, game_id, user_id, author, author_deleted, channel, body, created_at, hidden_at FROM (
+		SELECT id, game_id, user_id, author, channel, body, created_at, hidden_at FROM (
 			SELECT `+chatColumns+`, row_number() OVER (PARTITION BY m.channel ORDER BY m.id DESC) AS n
 			FROM chat_messages m JOIN users u ON u.id = m.user_id
 			WHERE m.game_id = $1) x

@@ -176,7 +176,6 @@ type Report struct {
 	Reports    int        `db:"reports"`
 	Reasons    string     `db:"reasons"`
 	Reporters  string     `db:"reporters"`
-	FirstAt    time.Time  `db:"first_at"`
 	Silenced   *time.Time `db:"silenced_until"`
 	DisabledAt *time.Time `db:"disabled_at"`
 }
@@ -190,7 +189,7 @@ func (s *Store) OpenReports(ctx context.Context, limit int) ([]Report, error) {
 			m.created_at AS said_at, m.hidden_at, count(*) AS reports,
 			COALESCE(string_agg(NULLIF(r.reason, ''), ' / ' ORDER BY r.id), '') AS reasons,
 			string_agg(u.username, ', ' ORDER BY r.id) AS reporters,
-			min(r.created_at) AS first_at, a.silenced_until, a.disabled_at
+			a.silenced_until, a.disabled_at
 		FROM chat_reports r JOIN chat_messages m ON m.id = r.message_id
 		JOIN users a ON a.id = m.user_id JOIN users u ON u.id = r.reporter_id
 		WHERE r.resolved_at IS NULL

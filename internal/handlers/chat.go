@@ -33,11 +33,7 @@ func (r streamRenderer) Chat(ctx context.Context, gameID int64, l chat.Log, k wa
 func chatView(gameID int64, channel string, ms []db.ChatMessage, code string) views.ChatView {
 	v := views.ChatView{GameID: gameID, Channel: channel, Code: code, Messages: make([]views.ChatLine, len(ms))}
 	for i, m := range ms {
-		author := m.Author
-		if m.Deleted {
-			author = ""
-		}
-		v.Messages[i] = views.ChatLine{ID: m.ID, Author: author, Hidden: m.HiddenAt != nil, Body: m.Body,
+		v.Messages[i] = views.ChatLine{ID: m.ID, Author: m.Author, Hidden: m.HiddenAt != nil, Body: m.Body,
 			At: m.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), Clock: m.CreatedAt.UTC().Format("15:04")}
 	}
 	return v
@@ -179,11 +175,7 @@ func (s *Server) renderReport(c echo.Context, status int, code string, f views.F
 	if err != nil {
 		return err
 	}
-	author := m.Author
-	if m.Deleted {
-		author = tr(c, "deleted player")
-	}
-	v := views.ReportView{MessageID: m.ID, GameID: m.GameID, Author: author, Body: m.Body, Code: code, Form: f}
+	v := views.ReportView{MessageID: m.ID, GameID: m.GameID, Author: views.PlayerName(c.Request().Context(), m.Author), Body: m.Body, Code: code, Form: f}
 	return render(c, status, views.ReportPage(s.page(c, tr(c, "Report a message")), v))
 }
 
@@ -245,9 +237,6 @@ func (s *Server) apiChat(c echo.Context) error {
 	out := []apiChatMessage{}
 	for _, m := range l.Channel(channel) {
 		a := apiChatMessage{ID: m.ID, Author: m.Author, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
-		if m.Deleted {
-			a.Author = ""
-		}
 		if m.HiddenAt != nil {
 			a.Hidden = true
 		} else {

@@ -91,13 +91,8 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 		GameID: g.ID, Version: g.Version, Status: g.Status, Summary: summary(ctx, t.Options),
 		Pace: paceLabel(ctx, g.Pace, g.TurnSeconds), Public: g.Public, Ranked: g.Ranked, MyTokens: -1,
 	}
-	if k.Code != "" {
-		v.Query = views.CodeQuery(k.Code)
-	}
+	v.Code, v.Query = k.Code, views.CodeQuery(k.Code)
 	v.Seated = k.Seat != engine.Spectator || k.Role >= watch.Seated
-	if !v.Seated && !g.Public {
-		v.ChatCode = k.Code
-	}
 	if g.Status == db.StatusOpen {
 		v.Lobby = s.lobbyView(ctx, t, k)
 		if s.invites != nil && k.Role >= watch.Seated {

@@ -160,7 +160,7 @@ func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView, m
 	if v.Seated {
 		channel = db.ChatPlayers
 	}
-	chat, err := s.chatPanel(c, v.GameID, watch.ChatKey{Channel: channel, Code: v.ChatCode}, v.Status)
+	chat, err := s.chatPanel(c, v.GameID, watch.ChatKey{Channel: channel, Code: v.Code}, v.Status)
 	if err != nil {
 		return err
 	}

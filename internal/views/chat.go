@@ -15,7 +15,7 @@ type ChatView struct {
 // ChatLine is one message.
 type ChatLine struct {
 	ID int64
-	// Author is the writer's name ("" for a deleted account).
+	// Author is the writer's name (a deleted account's as PlayerName shows).
 	Author string
 	Hidden bool
 	Body   string

@@ -58,9 +58,10 @@ type TableView struct {
 	// Rematch is "Play again" on a finished table (nil: nothing to show).
 	Rematch *RematchView
 	// Seated: the viewer sits at this table (and so reads the players'
-	// chat); ChatCode is the invite code the chat's links carry.
-	Seated   bool
-	ChatCode string
+	// chat); Code is the invite code of a private table the viewer watches
+	// without a seat ("" otherwise), which Query and the chat's links carry.
+	Seated bool
+	Code   string
 }
 
 // RematchView is a finished table's "Play again" as one viewer sees it.

@@ -114,13 +114,10 @@ type ChatKey struct {
 	Code string
 }
 
-// ChatKeyFor says which chat a viewer of a state reads.
+// ChatKeyFor says which chat a viewer of a state reads; its links carry
+// the same invite code as the viewer's board.
 func ChatKeyFor(st *games.State, v Viewer) ChatKey {
-	k := ChatKey{Channel: chat.ChannelOf(st, v.UserID), Lang: v.Lang}
-	if _, seated := st.SeatOf(v.UserID); !seated && !st.Game.Public {
-		k.Code = v.Code
-	}
-	return k
+	return ChatKey{Channel: chat.ChannelOf(st, v.UserID), Lang: v.Lang, Code: KeyFor(st, v).Code}
 }
 
 // ChatLoader reads a game's chat (one database read).
