@@ -42,7 +42,7 @@ const (
 // Store is what the service needs of the database.
 type Store interface {
 	AddChat(ctx context.Context, m db.ChatMessage) (int64, error)
-	Chat(ctx context.Context, gameID int64, limit int) ([]db.ChatMessage, error)
+	Chat(ctx context.Context, gameID int64, limit int) ([]db.ChatMessage, db.ChatMark, error)
 	ChatMessageByID(ctx context.Context, id int64) (db.ChatMessage, error)
 	MuteChat(ctx context.Context, userID, gameID int64, now time.Time) error
 	UnmuteChat(ctx context.Context, userID, gameID int64) error
@@ -177,6 +177,8 @@ func (s *Service) Post(ctx context.Context, u db.User, gameID int64, code, text 
 // Log is a game's chat as its table and replay show it.
 type Log struct {
 	Players, Spectators []db.ChatMessage
+	// Mark is how far the chat had got when it was read.
+	Mark db.ChatMark
 }
 
 // Channel returns one channel's messages.
@@ -189,11 +191,11 @@ func (l Log) Channel(ch string) []db.ChatMessage {
 
 // Read loads a game's chat (the latest Shown messages of each channel).
 func (s *Service) Read(ctx context.Context, gameID int64) (Log, error) {
-	ms, err := s.store.Chat(ctx, gameID, Shown)
+	ms, mark, err := s.store.Chat(ctx, gameID, Shown)
 	if err != nil {
 		return Log{}, err
 	}
-	var l Log
+	l := Log{Mark: mark}
 	for _, m := range ms {
 		if m.Channel == db.ChatPlayers {
 			l.Players = append(l.Players, m)

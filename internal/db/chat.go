@@ -47,20 +47,37 @@ func (s *Store) AddChat(ctx context.Context, m ChatMessage) (int64, error) {
 	return id, err
 }
 
+// ChatMark tells how far a game's chat has got: its newest message and how
+// many of its messages are hidden. Two reads with the same mark show the
+// same chat, so a stream that holds an older mark missed a change.
+type ChatMark struct {
+	Last   int64 `db:"chat_last"`
+	Hidden int   `db:"chat_hidden"`
+}
+
 // Chat reads the last limit messages of each of a game's channels, oldest
-// first.
-func (s *Store) Chat(ctx context.Context, gameID int64, limit int) ([]ChatMessage, error) {
-	var out []ChatMessage
-	err := sel(ctx, s.DB, &out, `
-		SELECT id, game_id, user_id, author, channel, body, created_at, hidden_at FROM (
-			SELECT `+chatColumns+`, row_number() OVER (PARTITION BY m.channel ORDER BY m.id DESC) AS n
+// first, and the chat's mark as of the same read.
+func (s *Store) Chat(ctx context.Context, gameID int64, limit int) ([]ChatMessage, ChatMark, error) {
+	var rows []struct {
+		ChatMessage
+		ChatMark
+	}
+	err := sel(ctx, s.DB, &rows, `
+		SELECT id, game_id, user_id, author, channel, body, created_at, hidden_at, chat_last, chat_hidden FROM (
+			SELECT `+chatColumns+`, row_number() OVER (PARTITION BY m.channel ORDER BY m.id DESC) AS n,
+				max(m.id) OVER () AS chat_last, count(m.hidden_at) OVER ()::int AS chat_hidden
 			FROM chat_messages m JOIN users u ON u.id = m.user_id
 			WHERE m.game_id = $1) x
 		WHERE x.n <= $2 ORDER BY x.id`, gameID, limit)
 	if err != nil {
-		return nil, fmt.Errorf("db: chat of game %d: %w", gameID, err)
+		return nil, ChatMark{}, fmt.Errorf("db: chat of game %d: %w", gameID, err)
 	}
-	return out, nil
+	out := make([]ChatMessage, len(rows))
+	var mark ChatMark
+	for i, r := range rows {
+		out[i], mark = r.ChatMessage, r.ChatMark
+	}
+	return out, mark, nil
 }
 
 // ChatMessageByID loads one message.

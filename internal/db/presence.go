@@ -50,16 +50,20 @@ type Watched struct {
 	Status   string `db:"status"`
 	Taken    int    `db:"taken"`
 	Watchers int    `db:"watchers"`
+	// ChatMark is how far the game's chat has got.
+	ChatMark
 }
 
-// WatchedGames reads, for each of the games, its version, status and seats
-// taken, and the streams of people watching it (visitors and users not
+// WatchedGames reads, for each of the games, its version, status, seats
+// taken and chat mark, and the streams of people watching it (visitors and users not
 // seated at it) in every instance seen since since.
 func (s *Store) WatchedGames(ctx context.Context, gameIDs []int64, since time.Time) (map[int64]Watched, error) {
 	var rows []Watched
 	err := sel(ctx, s.DB, &rows, `
 		SELECT g.id, g.version, g.status,
 			(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id)::int AS taken,
+			COALESCE((SELECT max(c.id) FROM chat_messages c WHERE c.game_id = g.id), 0) AS chat_last,
+			(SELECT count(c.hidden_at) FROM chat_messages c WHERE c.game_id = g.id)::int AS chat_hidden,
 			COALESCE((SELECT sum(p.streams) FROM stream_presence p
 				WHERE p.game_id = g.id AND p.seen_at > $2
 				  AND (p.user_id = 0 OR NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = p.user_id))), 0)::int AS watchers

@@ -317,6 +317,46 @@ func TestManyWatchersShareOneChatDrawing(t *testing.T) {
 	}
 }
 
+// A chat change whose notification never came (a message written, a
+// message hidden) reaches the streams at the next presence pass, as a
+// lost move does: the pass compares the chat's mark with the room's.
+func TestLostChatNotificationIsMended(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	hal, ida, jon, kim := s.APIFor("Hal"), s.APIFor("Ida"), s.APIFor("Jon"), s.APIFor("Kim")
+	id := startedGame(t, hal, ida, jon)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	watcher := s.Client().Stream(ctx, fmt.Sprintf("/games/%d/events", id))
+	watcher.Next(t, "chat")
+	if st, body := kim.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", id), map[string]any{"text": "first words"}); st != http.StatusCreated {
+		t.Fatalf("post: %d %v", st, body)
+	}
+	nextChatWith(t, watcher, "first words")
+
+	// Written straight into the table, as if the NOTIFY had been lost.
+	u, err := s.Store.UserByName(ctx, "Kim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Store.DB.Exec(`INSERT INTO chat_messages (game_id, user_id, channel, body, created_at) VALUES ($1, $2, 'spectators', 'unannounced words', now())`, id, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.App.Watch.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	nextChatWith(t, watcher, "unannounced words")
+
+	if _, err := s.Store.DB.Exec(`UPDATE chat_messages SET hidden_at = now() WHERE game_id = $1 AND body = 'first words'`, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.App.Watch.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if data := nextChatWith(t, watcher, "Message removed by a moderator."); strings.Contains(data, "first words") {
+		t.Errorf("the hidden message still shows: %s", data)
+	}
+}
+
 // BenchmarkChatPost measures one chat message written through the JSON
 // API (each op: the checks, the rate count, the insert and its NOTIFY).
 func BenchmarkChatPost(b *testing.B) {

@@ -584,8 +584,9 @@ func (h *Hub) Watchers(gameID int64) int {
 
 // Flush writes this instance's streams to the presence table in one
 // statement, reads back how many watch each of its games across every
-// instance, and sends the new counts to the streams. A game found further
-// on than its room is read again (its notification was lost).
+// instance, and sends the new counts to the streams. A game or a chat
+// found further on than its room is read again (its notification was
+// lost).
 func (h *Hub) Flush(ctx context.Context) error {
 	now := h.clock.Now()
 	type counted struct {
@@ -635,9 +636,13 @@ func (h *Hub) Flush(ctx context.Context) error {
 		// A change whose notification was lost shows here: read it now.
 		st := c.r.state
 		behind := st != nil && (st.Game.Version != w.Version || st.Game.Status != w.Status || len(st.Seats) != w.Taken)
+		chatBehind := c.r.chat != nil && c.r.chat.Mark != w.ChatMark
 		c.r.mu.Unlock()
 		if behind {
 			h.refresh(c.r)
+		}
+		if chatBehind && h.loadChat != nil {
+			h.refreshChat(c.r)
 		}
 		if !changed {
 			continue
