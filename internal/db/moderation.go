@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -53,7 +55,7 @@ func (s *Store) SetAdmin(ctx context.Context, name string, admin bool, at time.T
 		if !admin {
 			action = ModRevoke
 		}
-		return logModeration(ctx, tx, nil, action, &ids[0], nil, "command line", at)
+		return logModeration(ctx, tx, nil, action, &ids[0], nil, "", at)
 	})
 	return found, err
 }
@@ -72,13 +74,28 @@ func (s *Store) HideChat(ctx context.Context, admin, messageID int64, hide bool,
 		if hide {
 			hiddenAt, hiddenBy, action = &at, &admin, ModHide
 		}
-		if err := get(ctx, tx.tx, &m, `UPDATE chat_messages SET hidden_at = $2, hidden_by = $3 WHERE id = $1 RETURNING game_id, user_id`, messageID, hiddenAt, hiddenBy); err != nil {
-			return fmt.Errorf("db: hide chat %d: %w", messageID, notFound(err))
-		}
-		if hide {
+		err := get(ctx, tx.tx, &m, `
+			UPDATE chat_messages SET hidden_at = $2, hidden_by = $3
+			WHERE id = $1 AND (hidden_at IS NOT NULL) <> $4 RETURNING game_id, user_id`, messageID, hiddenAt, hiddenBy, hide)
+		if hide && (err == nil || errors.Is(err, sql.ErrNoRows)) {
 			if err := resolveReports(ctx, tx, admin, messageID, at); err != nil {
 				return err
 			}
+		}
+		if errors.Is(err, sql.ErrNoRows) {
+			// Already as asked (another moderator was first), or no such
+			// message: nothing changes and nothing is logged.
+			var exists bool
+			if err := get(ctx, tx.tx, &exists, `SELECT EXISTS (SELECT 1 FROM chat_messages WHERE id = $1)`, messageID); err != nil {
+				return fmt.Errorf("db: hide chat %d: %w", messageID, err)
+			}
+			if !exists {
+				return fmt.Errorf("db: hide chat %d: %w", messageID, ErrNotFound)
+			}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("db: hide chat %d: %w", messageID, err)
 		}
 		tx.notes = append(tx.notes, note{ChatChannel, fmt.Sprint(m.GameID)})
 		return logModeration(ctx, tx, &admin, action, &m.UserID, &messageID, "", at)

@@ -130,8 +130,18 @@ func (s *Server) adminMessage(what string) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		return redirect(c, "/admin")
+		return redirect(c, adminBack(c))
 	}
+}
+
+// adminBack is where an action taken away from the moderators' page (the
+// report page of a message at its table) returns: the page's "back" field
+// when it is a path on this site, else the moderators' page.
+func adminBack(c echo.Context) string {
+	if back := c.FormValue("back"); back != "" {
+		return localPath(back)
+	}
+	return "/admin"
 }
 
 // adminUser silences, disables or enables the account of the path.
@@ -185,5 +195,5 @@ func (s *Server) adminAct(c echo.Context, name, action, note string) error {
 		return err
 	}
 	s.setFlash(c, "ok", done)
-	return redirect(c, "/admin")
+	return redirect(c, adminBack(c))
 }

@@ -175,7 +175,11 @@ func (s *Server) renderReport(c echo.Context, status int, code string, f views.F
 	if err != nil {
 		return err
 	}
-	v := views.ReportView{MessageID: m.ID, GameID: m.GameID, Author: views.PlayerName(c.Request().Context(), m.Author), Body: m.Body, Code: code, Form: f}
+	v := views.ReportView{MessageID: m.ID, GameID: m.GameID, Author: views.PlayerName(c.Request().Context(), m.Author), Body: m.Body, Code: code, Form: f,
+		Moderator: currentUser(c).Admin}
+	if m.Author != db.DeletedName {
+		v.AuthorName = m.Author
+	}
 	return render(c, status, views.ReportPage(s.page(c, tr(c, "Report a message")), v))
 }
 

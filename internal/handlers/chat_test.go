@@ -198,6 +198,9 @@ func TestTableChatAndModeration(t *testing.T) {
 	if reportPage.TestID("reported-message") != "Hal: gg <b>bold</b> <script>alert(1)</script>" {
 		t.Errorf("the report page quotes %q", reportPage.TestID("reported-message"))
 	}
+	if reportPage.Has("report-moderator") {
+		t.Error("a player's report page offers the moderators' actions")
+	}
 	if res := ic.PostForm("/chat/"+halMsg+"/report", url.Values{"reason": {strings.Repeat("x", 201)}}); res.Status != http.StatusUnprocessableEntity || !strings.Contains(res.TestID("error-reason"), "at most 200") {
 		t.Errorf("a long reason: %d %q", res.Status, res.TestID("error-reason"))
 	}
@@ -234,6 +237,23 @@ func TestTableChatAndModeration(t *testing.T) {
 		t.Error("the report stays open after the message was hidden")
 	}
 
+	// A moderator watching the table acts on a message nobody reported,
+	// from its report page, and comes back to the table.
+	kimMsg, _ := mc.Get(fmt.Sprintf("/games/%d", id)).Doc().Find(`[data-testid="chat-spectators"] [data-testid="chat-message"]`).First().Attr("data-id")
+	modReport := mc.Get("/chat/" + kimMsg + "/report")
+	if !modReport.Has("report-moderator") || !strings.Contains(modReport.TestID("reported-message"), "nice pass!") {
+		t.Fatalf("the moderator's report page: %d %q", modReport.Status, modReport.TestID("report-moderator"))
+	}
+	back, _ := modReport.Doc().Find(`[data-testid="report-moderator"] input[name="back"]`).First().Attr("value")
+	res = mc.PostForm("/admin/messages/"+kimMsg+"/hide", url.Values{"back": {back}})
+	if loc := res.Header.Get("Location"); loc != fmt.Sprintf("/games/%d#chat", id) {
+		t.Errorf("after hiding from the table the moderator goes to %q", loc)
+	}
+	nextChatWith(t, kimStream, "Message removed by a moderator.")
+	if res := mc.PostForm("/admin/messages/"+kimMsg+"/hide", url.Values{"back": {"https://evil.example/"}}); res.Header.Get("Location") != "/" {
+		t.Errorf("a back to another site leads to %q", res.Header.Get("Location"))
+	}
+
 	// Silence Hal for a day; disable Jon (his session and token end).
 	mc.PostForm("/admin/users/Hal/silence", url.Values{"hours": {"24"}})
 	if st, body := hal.Do(http.MethodPost, chatPath, map[string]any{"text": "hello?"}); st != http.StatusForbidden || !strings.Contains(fmt.Sprint(body), "silenced you in chat") {
@@ -266,7 +286,7 @@ func TestTableChatAndModeration(t *testing.T) {
 		})
 		actions = append(actions, strings.Join(cells, " "))
 	})
-	want := []string{"Moe enabled the account Jon", "Moe disabled the account Jon spam", "Moe silenced Hal", "Moe hid a message message #" + halMsg + " Hal", "command line made a moderator Moe"}
+	want := []string{"Moe enabled the account Jon", "Moe disabled the account Jon spam", "Moe silenced Hal", "Moe hid a message message #" + kimMsg + " Kim", "Moe hid a message message #" + halMsg + " Hal", "command line made a moderator Moe"}
 	if len(actions) != len(want) {
 		t.Fatalf("the moderation log: %q", actions)
 	}

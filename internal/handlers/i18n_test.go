@@ -101,7 +101,8 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 	s := apptest.New(t, apptest.WithSMTP(smtp))
 	ann, bob := s.APIFor("Ann"), s.APIFor("Bob")
 	finished, _ := finishWithBot(t, s, ann, bob)
-	ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", finished), map[string]any{"text": "gg"})
+	_, said := ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", finished), map[string]any{"text": "gg"})
+	msg := int64(said["id"].(float64))
 	_, g := ann.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 2, "pace": "correspondence", "turn_seconds": 86400})
 	playing := int64(g["id"].(float64))
 	ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", playing), map[string]any{"level": "heuristic"})
@@ -151,6 +152,16 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 			for _, path := range []string{"/settings", "/my/games", "/games/new", "/ranked", "/u/" + name, "/following", "/u/Ann", fmt.Sprintf("/games/%d/replay", finished)} {
 				check(path, c.Get(path))
 			}
+			// A moderator's pages, a report with the moderator's actions, a
+			// report refused and an action on nobody.
+			if err := s.App.Moderation.Grant(context.Background(), name, true); err != nil {
+				t.Fatal(err)
+			}
+			for _, path := range []string{"/admin", "/admin/log", fmt.Sprintf("/chat/%d/report", msg)} {
+				check(path, c.Get(path))
+			}
+			check("long report", c.PostForm(fmt.Sprintf("/chat/%d/report", msg), url.Values{"reason": {strings.Repeat("x", 201)}}))
+			check("act on nobody", c.PostForm("/admin/users", url.Values{"name": {"nobody-here"}, "action": {"disable"}}))
 			check("bad follow", c.PostForm("/following", url.Values{"name": {"nobody-here"}}))
 			check("bad deletion", c.PostForm("/settings/delete", url.Values{"password": {"wrong password"}}))
 			check("bad new game", c.PostForm("/games", url.Values{"seats": {"9"}, "rounds": {"0"}, "pace": {"live"}, "turn_seconds": {"1"}}))

@@ -62,6 +62,11 @@ type ReportView struct {
 	Body      string
 	Code      string
 	Form      Form
+	// Moderator: the reader may hide the message and silence its author
+	// here, without a report.
+	Moderator bool
+	// AuthorName is the author's username, "" for a deleted account.
+	AuthorName string
 }
 
 // CodeQuery is "?code=…" for a private game's invite code, "" for none.
