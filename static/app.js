@@ -342,6 +342,22 @@ window.ntMsgs = (function () {
     }
     lastSeen = Math.max(lastSeen || 0, id);
   }
-  document.addEventListener("DOMContentLoaded", function () { var li = newest(); lastSeen = li ? Number(li.dataset.id) : 0; });
-  document.addEventListener("htmx:sseMessage", function () { localTimes(document); toBottom(); announceChat(); });
+  // A player who has the table in view has read its chat: the server is
+  // told, so their list of games stops counting those messages as new (the
+  // page itself counted as read what it showed when it was drawn).
+  var readSent = 0;
+  function tellRead() {
+    var box = document.querySelector("[data-read-url]"), li = newest();
+    if (!box || !li || document.visibilityState !== "visible") return;
+    var id = Number(li.dataset.id);
+    if (!(id > readSent)) return;
+    readSent = id;
+    var headers = { "Content-Type": "application/x-www-form-urlencoded" };
+    try { Object.assign(headers, JSON.parse(document.body.getAttribute("hx-headers") || "{}")); } catch (e) {}
+    fetch(box.getAttribute("data-read-url"), { method: "POST", headers: headers, body: "last=" + id, credentials: "same-origin" }).catch(function () { readSent = 0; });
+  }
+  document.addEventListener("DOMContentLoaded", function () { var li = newest(); lastSeen = readSent = li ? Number(li.dataset.id) : 0; });
+  document.addEventListener("htmx:sseMessage", function () { localTimes(document); toBottom(); announceChat(); tellRead(); });
+  document.addEventListener("htmx:afterSettle", function (ev) { if (ev.target && ev.target.id === "chat-live") tellRead(); });
+  document.addEventListener("visibilitychange", tellRead);
 })();

@@ -47,6 +47,7 @@ type Store interface {
 	MuteChat(ctx context.Context, userID, gameID int64, now time.Time) error
 	UnmuteChat(ctx context.Context, userID, gameID int64) error
 	ChatMuted(ctx context.Context, userID, gameID int64) (bool, error)
+	MarkChatRead(ctx context.Context, userID, gameID, last int64) error
 	ReportChat(ctx context.Context, messageID, reporter int64, reason string, now time.Time) (bool, error)
 	BlockedByAny(ctx context.Context, user int64, by []int64) (bool, error)
 	CountAttempt(ctx context.Context, key string, limit int, now, expired time.Time) (db.Attempt, error)
@@ -220,6 +221,28 @@ func (s *Service) SetMuted(ctx context.Context, userID, gameID int64, muted bool
 		return s.store.MuteChat(ctx, userID, gameID, s.clock.Now())
 	}
 	return s.store.UnmuteChat(ctx, userID, gameID)
+}
+
+// MarkRead records that a player has seen their table's chat up to message
+// last, so their list of games stops counting those messages as new. Only
+// the players' reading is kept (spectators have no list of the game).
+func (s *Service) MarkRead(ctx context.Context, userID, gameID, last int64) error {
+	st, err := s.games.State(ctx, gameID)
+	if err != nil {
+		return err
+	}
+	if ChannelOf(st, &userID) != db.ChatPlayers || last <= 0 {
+		return nil
+	}
+	return s.store.MarkChatRead(ctx, userID, gameID, last)
+}
+
+// LastOf is the newest message of a channel, 0 for none.
+func LastOf(ms []db.ChatMessage) int64 {
+	if len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].ID
 }
 
 // ErrNoMessage answers a message that does not exist or that the person

@@ -284,6 +284,7 @@ func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) (
 			`DELETE FROM follows WHERE follower_id = $1 OR followee_id = $1`,
 			`DELETE FROM blocks WHERE blocker_id = $1 OR blocked_id = $1`,
 			`DELETE FROM chat_mutes WHERE user_id = $1`,
+			`DELETE FROM chat_reads WHERE user_id = $1`,
 			`DELETE FROM ranked_queue WHERE user_id = $1`,
 			`DELETE FROM password_resets WHERE user_id = $1`,
 			`DELETE FROM invites WHERE (from_user = $1 OR to_user = $1) AND status = 'open'`,

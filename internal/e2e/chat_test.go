@@ -94,4 +94,32 @@ func TestBrowserTableChat(t *testing.T) {
 	}
 	screenshot(t, ann, "chat-phone")
 	do(t, ann, chromedp.EmulateReset())
+
+	// Bob's page has the table in view as a message comes: his list of
+	// games counts it as read (his page told the server). One said while he
+	// is away does count, with a link back to the chat.
+	say(t, ann, "one more thing")
+	waitText(t, bob, "chat-log", "one more thing")
+	myGames := s.URL + "/my/games"
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		do(t, bob, chromedp.Navigate(myGames), chromedp.WaitVisible(byTestID("my-games")))
+		if !get(t, bob, chromedp.Evaluate[bool](`!!document.querySelector('[data-testid="unread-chat"]')`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("messages Bob saw live count as new in his games: %q", textOf(t, bob, byTestID("unread-chat")))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	say(t, ann, "where did you go?")
+	waitText(t, ann, "chat-log", "where did you go?")
+	do(t, bob, chromedp.Navigate(myGames), chromedp.WaitVisible(byTestID("unread-chat")))
+	if badge := textOf(t, bob, byTestID("unread-chat")); badge != "1 new message" {
+		t.Errorf("Bob's games: %q", badge)
+	}
+	screenshot(t, bob, "my-games-unread-chat")
+	click(t, bob, byTestID("unread-chat"))
+	do(t, bob, chromedp.WaitVisible(byTestID("chat-players")))
+	waitText(t, bob, "chat-log", "where did you go?")
 }

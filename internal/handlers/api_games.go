@@ -55,6 +55,9 @@ type apiGame struct {
 	Pace        string         `json:"pace"`
 	TurnSeconds int            `json:"turn_seconds"`
 	YourTurn    bool           `json:"your_turn"`
+	// UnreadChat: in your own list, the messages in the players' chat you
+	// have not read (reading the table or its chat marks them read).
+	UnreadChat int `json:"unread_chat"`
 }
 
 func (s *Server) apiGameOf(g db.GameSummary, userID int64) apiGame {
@@ -63,7 +66,8 @@ func (s *Server) apiGameOf(g db.GameSummary, userID int64) apiGame {
 	return apiGame{
 		ID: g.ID, URL: fmt.Sprintf("%s/games/%d", s.cfg.BaseURL, g.ID), Status: g.Status, Options: o, Seats: g.Seats,
 		Taken: g.Taken, Players: g.Players, Public: g.Public, Ranked: g.Ranked, Pace: g.Pace, TurnSeconds: g.TurnSeconds,
-		YourTurn: g.Status == db.StatusPlaying && g.TurnUserID != nil && *g.TurnUserID == userID,
+		YourTurn:   g.Status == db.StatusPlaying && g.TurnUserID != nil && *g.TurnUserID == userID,
+		UnreadChat: g.UnreadChat,
 	}
 }
 

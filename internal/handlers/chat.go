@@ -86,7 +86,31 @@ func (s *Server) chatPanel(c echo.Context, gameID int64, k watch.ChatKey, status
 		return nil, err
 	}
 	p.Log = chatView(gameID, k.Channel, l.Channel(k.Channel), k.Code)
+	if u := currentUser(c); u != nil && k.Channel == db.ChatPlayers && !p.Muted {
+		// A player who sees the table has read its chat.
+		if err := s.chat.MarkRead(ctx, u.ID, gameID, chat.LastOf(l.Players)); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// readChat records that the player saw the table's chat up to a message
+// (the page tells, when a message comes over the stream while it is in
+// view).
+func (s *Server) readChat(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	last, err := strconv.ParseInt(c.FormValue("last"), 10, 64)
+	if err != nil || last <= 0 {
+		return apperr.E(apperr.Invalid, "There is no such message.")
+	}
+	if err := s.chat.MarkRead(c.Request().Context(), currentUser(c).ID, id, last); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }
 
 // chatFragment answers the polling fallback with the viewer's messages.
@@ -237,6 +261,11 @@ func (s *Server) apiChat(c echo.Context) error {
 	l, err := s.chat.Read(ctx, id)
 	if err != nil {
 		return err
+	}
+	if channel == db.ChatPlayers {
+		if err := s.chat.MarkRead(ctx, u.ID, id, chat.LastOf(l.Players)); err != nil {
+			return err
+		}
 	}
 	out := []apiChatMessage{}
 	for _, m := range l.Channel(channel) {

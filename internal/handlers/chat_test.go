@@ -377,6 +377,123 @@ func TestLostChatNotificationIsMended(t *testing.T) {
 	}
 }
 
+// A player away from the table learns that its chat has new messages: My
+// games and the start page count the players' messages by others they have
+// not read, and so does the API's list; looking at the table (or reading
+// its chat through the API, or the page telling that a message came while
+// in view) reads them. Hidden messages and muted chats do not count.
+func TestUnreadChatAtYourTables(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	hal, ida, jon := s.APIFor("Hal"), s.APIFor("Ida"), s.APIFor("Jon")
+	id := startedGame(t, hal, ida, jon)
+	chatPath := fmt.Sprintf("/api/v1/games/%d/chat", id)
+	say := func(p *apptest.API, text string) int64 {
+		t.Helper()
+		st, body := p.Do(http.MethodPost, chatPath, map[string]any{"text": text})
+		if st != http.StatusCreated {
+			t.Fatalf("post: %d %v", st, body)
+		}
+		return int64(body["id"].(float64))
+	}
+	ic := loggedIn(t, s, ida)
+	unread := func(c *apptest.Client, p *apptest.API) (page, home string, api float64) {
+		t.Helper()
+		for _, r := range goqueryRows(c.Get("/my/games"), `[data-testid="my-game"]`) {
+			if strings.Contains(r.Find("a").First().Text(), fmt.Sprintf("#%d", id)) {
+				page = strings.TrimSpace(r.Find(`[data-testid="unread-chat"]`).Text())
+			}
+		}
+		home = strings.TrimSpace(c.Get("/").Doc().Find(`[data-testid="unread-chat"]`).Text())
+		_, mine := p.Do(http.MethodGet, "/api/v1/games/mine", nil)
+		for _, g := range mine["games"].([]any) {
+			if gm := g.(map[string]any); int64(gm["id"].(float64)) == id {
+				api = gm["unread_chat"].(float64)
+			}
+		}
+		return page, home, api
+	}
+	if page, home, api := unread(ic, ida); page != "" || home != "" || api != 0 {
+		t.Fatalf("before any message: %q %q %v", page, home, api)
+	}
+
+	say(hal, "good luck")
+	say(hal, "have fun")
+	say(ida, "you too")
+	if page, home, api := unread(ic, ida); page != "2 new messages" || home != "2 new messages" || api != 2 {
+		t.Errorf("two of Hal's messages unread by Ida: page %q, start page %q, API %v", page, home, api)
+	}
+	if link, _ := ic.Get("/my/games").Doc().Find(`[data-testid="unread-chat"]`).Attr("href"); link != fmt.Sprintf("/games/%d#chat", id) {
+		t.Errorf("the badge links to %q", link)
+	}
+	hc := loggedIn(t, s, hal)
+	if page, _, api := unread(hc, hal); page != "1 new message" || api != 1 {
+		t.Errorf("Hal has Ida's one message unread: %q %v", page, api)
+	}
+
+	// Ida looks at the table: read.
+	ic.Get(fmt.Sprintf("/games/%d", id))
+	if page, home, api := unread(ic, ida); page != "" || home != "" || api != 0 {
+		t.Errorf("after the table was seen: %q %q %v", page, home, api)
+	}
+
+	// A message comes while her page is open: the page tells the server.
+	third := say(hal, "nice pass")
+	if page, _, _ := unread(ic, ida); page != "1 new message" {
+		t.Errorf("a new message: %q", page)
+	}
+	if res := ic.PostForm(fmt.Sprintf("/games/%d/chat/read", id), url.Values{"last": {fmt.Sprint(third)}}); res.Status != http.StatusNoContent {
+		t.Fatalf("read: %d %s", res.Status, res.Body)
+	}
+	if page, _, _ := unread(ic, ida); page != "" {
+		t.Errorf("after the page told the server: %q", page)
+	}
+	// Telling more than there is reads no future message; nonsense is refused.
+	if res := ic.PostForm(fmt.Sprintf("/games/%d/chat/read", id), url.Values{"last": {"999999999"}}); res.Status != http.StatusNoContent {
+		t.Fatalf("read past the end: %d", res.Status)
+	}
+	for _, bad := range []string{"", "x", "-3"} {
+		if res := ic.PostForm(fmt.Sprintf("/games/%d/chat/read", id), url.Values{"last": {bad}}); res.Status != http.StatusUnprocessableEntity {
+			t.Errorf("read %q: %d", bad, res.Status)
+		}
+	}
+	if res := ic.PostForm("/games/999999/chat/read", url.Values{"last": {"1"}}); res.Status != http.StatusNotFound {
+		t.Errorf("read at no game: %d", res.Status)
+	}
+	fourth := say(hal, "your turn")
+	if page, _, _ := unread(ic, ida); page != "1 new message" {
+		t.Errorf("a message after reading past the end: %q", page)
+	}
+
+	// Reading through the API reads too; a hidden message stops counting.
+	jc := loggedIn(t, s, jon)
+	if page, _, _ := unread(jc, jon); page != "5 new messages" {
+		t.Errorf("Jon, who never looked: %q", page)
+	}
+	if _, err := s.Store.DB.Exec(`UPDATE chat_messages SET hidden_at = now() WHERE id = $1`, fourth); err != nil {
+		t.Fatal(err)
+	}
+	if page, _, _ := unread(jc, jon); page != "4 new messages" {
+		t.Errorf("a hidden message still counts: %q", page)
+	}
+	jon.Do(http.MethodGet, chatPath, nil)
+	if page, _, api := unread(jc, jon); page != "" || api != 0 {
+		t.Errorf("after reading through the API: %q %v", page, api)
+	}
+	// A muted chat never counts.
+	say(hal, "anyone?")
+	ic.PostForm(fmt.Sprintf("/games/%d/chat/mute", id), url.Values{"muted": {"true"}})
+	if page, home, api := unread(ic, ida); page != "" || home != "" || api != 0 {
+		t.Errorf("a muted chat counts: %q %q %v", page, home, api)
+	}
+}
+
+// goqueryRows are the elements of a page matching a selector.
+func goqueryRows(res *apptest.Response, sel string) []*goquery.Selection {
+	var out []*goquery.Selection
+	res.Doc().Find(sel).Each(func(_ int, r *goquery.Selection) { out = append(out, r) })
+	return out
+}
+
 // BenchmarkChatPost measures one chat message written through the JSON
 // API (each op: the checks, the rate count, the insert and its NOTIFY).
 func BenchmarkChatPost(b *testing.B) {

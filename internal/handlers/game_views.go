@@ -465,6 +465,7 @@ func gameRow(ctx context.Context, g db.GameSummary, userID int64) views.GameRow 
 	r := views.GameRow{
 		ID: g.ID, URL: fmt.Sprintf("/games/%d", g.ID), Summary: summary(ctx, o), Pace: paceLabel(ctx, g.Pace, g.TurnSeconds),
 		Players: g.Players, Taken: g.Taken, Seats: g.Seats, Status: g.Status, Watchers: g.Watchers, Ranked: g.Ranked,
+		UnreadChat: g.UnreadChat,
 	}
 	if g.TurnName != nil {
 		r.TurnName = *g.TurnName

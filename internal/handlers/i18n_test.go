@@ -107,6 +107,7 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 	playing := int64(g["id"].(float64))
 	ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", playing), map[string]any{"level": "heuristic"})
 	bob.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", playing), nil)
+	ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", playing), map[string]any{"text": "your move"})
 	i18n.Missing()
 	// The check itself finds English where there is some: the English
 	// pages are full of it.
@@ -151,6 +152,16 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 			check("welcome", c.Follow(res))
 			for _, path := range []string{"/settings", "/my/games", "/games/new", "/ranked", "/u/" + name, "/following", "/u/Ann", fmt.Sprintf("/games/%d/replay", finished)} {
 				check(path, c.Get(path))
+			}
+			// Bob's lists tell him of Ann's message he has not read.
+			bc := loggedIn(t, s, bob)
+			bc.PostForm("/lang", url.Values{"lang": {string(l)}, "next": {"/"}})
+			for _, path := range []string{"/", "/my/games"} {
+				res := bc.Get(path)
+				if !res.Has("unread-chat") {
+					t.Errorf("%s: Bob's unread message is not shown", path)
+				}
+				check("Bob's "+path, res)
 			}
 			// A moderator's pages, a report with the moderator's actions, a
 			// report refused and an action on nobody.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"nothanks/internal/db"
 	"nothanks/internal/views"
 	"nothanks/static"
 )
@@ -32,9 +33,13 @@ func (s *Server) home(c echo.Context) error {
 			return err
 		}
 		for _, r := range gameRows(ctx, mine, u.ID) {
-			if r.MyTurn {
-				r.Players = others(r.Players, u.Username)
+			r.Players = others(r.Players, u.Username)
+			switch {
+			case r.MyTurn:
 				v.Waiting = append(v.Waiting, r)
+			case r.UnreadChat > 0 && r.Status != db.StatusFinished:
+				// Finished games' new messages wait in My games.
+				v.Chatting = append(v.Chatting, r)
 			}
 		}
 	}

@@ -96,6 +96,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/games/:id/rematch/start", s.lobbyAction(s.startRematch), requireUser)
 	e.POST("/games/:id/chat", s.postChat, requireUser)
 	e.POST("/games/:id/chat/mute", s.muteChat, requireUser)
+	e.POST("/games/:id/chat/read", s.readChat, requireUser)
 	e.GET("/chat/:id/report", s.reportForm, requireUser)
 	e.POST("/chat/:id/report", s.report, requireUser)
 	e.POST("/games/:id/take", s.act(engine.Take), requireUser)

@@ -235,6 +235,8 @@ type GameRow struct {
 	Watchers int
 	Deadline string
 	Ranked   bool
+	// UnreadChat counts the players' chat messages the viewer has not read.
+	UnreadChat int
 }
 
 // NewGameView is the create-game form with its choices.
