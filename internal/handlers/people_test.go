@@ -168,6 +168,23 @@ func TestDeleteAccountAndExport(t *testing.T) {
 	}
 	amyFinished := s.Client()
 	amyFinished.Login("Amy", apptest.Password)
+	// The finished game's analysis (a background job) adds the players'
+	// accuracy to the standings: wait for it, so that the standings taken
+	// before the deletion are the ones to compare with after.
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if rep, err := s.App.Reviews.ReportOf(ctx, finished); err != nil {
+			t.Fatal(err)
+		} else if rep != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the finished game was not analysed")
+		}
+		if _, err := s.App.Reviews.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	before := amyFinished.Get(fmt.Sprintf("/games/%d", finished))
 	beforeStandings := before.TestID("standings")
 
