@@ -90,10 +90,17 @@ window.ntMsgs = (function () {
     var link = document.querySelector("link[rel=icon][data-icon]");
     if (link) link.href = n > 0 ? link.dataset.iconTurn : link.dataset.icon;
   }
-  function setBadge(n) {
+  // The badge counts the games waiting for a decision and the invitations
+  // waiting for an answer; the title and the icon, the games only.
+  function setBadge(n, invites) {
     var badge = document.getElementById("nav-my-turn"), words = document.getElementById("nav-my-turn-words");
-    if (badge) { badge.textContent = String(n); badge.hidden = n === 0; }
-    if (words) words.textContent = n === 0 ? "" : ", " + msgs.fill(n === 1 ? msgs.waitingOne : msgs.waitingMany, n);
+    if (badge) { badge.textContent = String(n + invites); badge.hidden = n + invites === 0; }
+    if (words) {
+      var s = "";
+      if (n > 0) s += ", " + msgs.fill(n === 1 ? msgs.waitingOne : msgs.waitingMany, n);
+      if (invites > 0) s += ", " + msgs.fill(invites === 1 ? msgs.inviteOne : msgs.inviteMany, invites);
+      words.textContent = s;
+    }
   }
   function beep() {
     var AC = window.AudioContext || window.webkitAudioContext;
@@ -117,13 +124,14 @@ window.ntMsgs = (function () {
   }
   function apply(u) {
     var before = last ? last.games : [];
-    setBadge(u.my_turn); setTitle(u.my_turn); setIcon(u.my_turn);
+    var invites = u.invites || 0;
+    setBadge(u.my_turn, invites); setTitle(u.my_turn); setIcon(u.my_turn);
     var came = u.games.some(function (g) { return before.indexOf(g) < 0; });
     if (last && came) {
       if ("turnSound" in body.dataset) beep();
       notify(u.games, before);
     }
-    if (last && (came || u.my_turn !== last.my_turn)) htmx.trigger(body, "nt:mine");
+    if (last && (came || u.my_turn !== last.my_turn || invites !== (last.invites || 0))) htmx.trigger(body, "nt:mine");
     last = u;
   }
   function onTurn(ev) {

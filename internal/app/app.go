@@ -121,7 +121,7 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	}
 	n := notify.New(store, g, signer, sender, cfg.BaseURL, clk, log)
 	hub := watch.New(g.State, store, clk, log)
-	tn := turns.New(store, log)
+	tn := turns.New(store, clk.Now, log)
 	rv := reviews.New(store, g, clk, log)
 	rm := rematch.New(store, g, clk)
 	iv := invites.New(store, g, clk)
@@ -160,6 +160,13 @@ func (a *App) Run(ctx context.Context) {
 				a.Watch.Changed(id)
 			}
 			a.Turns.Changed(payload)
+		},
+		db.InviteChannel: func(payload string) {
+			go func() {
+				if err := a.Turns.InvitesChanged(ctx, payload); err != nil && ctx.Err() == nil {
+					a.log.Warn("invitations changed", "err", err)
+				}
+			}()
 		},
 		db.DueChannel:   a.Due.AtPayload,
 		db.TokenChannel: a.Accounts.ForgetToken,

@@ -472,13 +472,23 @@ func (s *Store) UserGames(ctx context.Context, userID int64, limit int) ([]GameS
 	return out, nil
 }
 
-// CountMyTurn counts the games waiting for a user's decision.
-func (s *Store) CountMyTurn(ctx context.Context, userID int64) (int, error) {
-	var n int
-	if err := get(ctx, s.DB, &n, `SELECT count(*) FROM games WHERE status = 'playing' AND turn_user_id = $1`, userID); err != nil {
-		return 0, fmt.Errorf("db: count my turn: %w", err)
+// Waiting is what waits for a person: games for their decision and
+// invitations for their answer.
+type Waiting struct {
+	Turns   int `db:"turns"`
+	Invites int `db:"invites"`
+}
+
+// WaitingFor counts the games waiting for a user's decision and the
+// invitations waiting for their answer, in one read.
+func (s *Store) WaitingFor(ctx context.Context, userID int64, now time.Time) (Waiting, error) {
+	var w Waiting
+	if err := get(ctx, s.DB, &w, `SELECT
+		(SELECT count(*) FROM games WHERE status = 'playing' AND turn_user_id = $1)::int AS turns,
+		(SELECT count(*) FROM invites i WHERE i.to_user = $1 AND `+openInvite+`)::int AS invites`, userID, now); err != nil {
+		return Waiting{}, fmt.Errorf("db: waiting for %d: %w", userID, err)
 	}
-	return n, nil
+	return w, nil
 }
 
 // TurnGame is a game waiting for a person's decision, at the version it

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // Invite is a row of invites, with the names a list shows.
@@ -51,6 +53,7 @@ func (s *Store) CreateInvite(ctx context.Context, gameID, from, to int64, now, e
 		if err != nil {
 			return fmt.Errorf("db: create invite: %w", err)
 		}
+		tx.notes = append(tx.notes, note{InviteChannel, fmt.Sprint(to)})
 		if mail {
 			return tx.EnqueueMail(ctx, Mail{UserID: to, Kind: MailInvite, GameID: &gameID, SendAfter: now, CreatedAt: now})
 		}
@@ -59,11 +62,38 @@ func (s *Store) CreateInvite(ctx context.Context, gameID, from, to int64, now, e
 	return id, err
 }
 
+// InviteChannel is the LISTEN/NOTIFY channel of a change to a person's
+// invitations (one sent to them, or answered), payload the invitee's id.
+const InviteChannel = "invite_changed"
+
+// openInvite is the condition of an invitation waiting for an answer: open,
+// unexpired, to a table still looking for players.
+const openInvite = `i.status = 'open' AND i.expires_at > $2 AND EXISTS (SELECT 1 FROM games g WHERE g.id = i.game_id AND g.status = 'open')`
+
+// InviteCounts counts the invitations waiting for each of some people's
+// answer (people with none are left out).
+func (s *Store) InviteCounts(ctx context.Context, userIDs []int64, now time.Time) (map[int64]int, error) {
+	var rows []struct {
+		UserID int64 `db:"to_user"`
+		N      int   `db:"n"`
+	}
+	err := sel(ctx, s.DB, &rows, `SELECT i.to_user, count(*)::int AS n FROM invites i
+		WHERE i.to_user = ANY($1) AND `+openInvite+` GROUP BY i.to_user`, pq.Array(userIDs), now)
+	if err != nil {
+		return nil, fmt.Errorf("db: invite counts: %w", err)
+	}
+	out := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		out[r.UserID] = r.N
+	}
+	return out, nil
+}
+
 // InvitesTo lists the open, unexpired invitations to a person.
 func (s *Store) InvitesTo(ctx context.Context, userID int64, now time.Time) ([]Invite, error) {
 	var out []Invite
 	err := sel(ctx, s.DB, &out, `SELECT `+inviteColumns+inviteFrom+`
-		WHERE i.to_user = $1 AND i.status = 'open' AND i.expires_at > $2 AND g.status = 'open'
+		WHERE i.to_user = $1 AND `+openInvite+`
 		ORDER BY i.created_at DESC`, userID, now)
 	if err != nil {
 		return nil, fmt.Errorf("db: invites to %d: %w", userID, err)
@@ -94,12 +124,19 @@ func (s *Store) InviteByID(ctx context.Context, id int64) (Invite, error) {
 // AnswerInvite marks an open invitation accepted or declined; it reports
 // false when it was not open.
 func (s *Store) AnswerInvite(ctx context.Context, id int64, status string) (bool, error) {
-	res, err := s.DB.ExecContext(ctx, `UPDATE invites SET status = $2 WHERE id = $1 AND status = 'open'`, id, status)
-	if err != nil {
-		return false, fmt.Errorf("db: answer invite %d: %w", id, err)
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	answered := false
+	err := s.Tx(ctx, func(tx *Tx) error {
+		var to []int64
+		if err := sel(ctx, tx.tx, &to, `UPDATE invites SET status = $2 WHERE id = $1 AND status = 'open' RETURNING to_user`, id, status); err != nil {
+			return fmt.Errorf("db: answer invite %d: %w", id, err)
+		}
+		if len(to) == 1 {
+			answered = true
+			tx.notes = append(tx.notes, note{InviteChannel, fmt.Sprint(to[0])})
+		}
+		return nil
+	})
+	return answered, err
 }
 
 // RecentOpponents lists the names of the people a player has played with

@@ -108,3 +108,39 @@ func TestBrowserTurnComesWhileOnAnotherPage(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// An invitation comes while the invitee reads her start page: the badge
+// counts it (the title and icon stay, they are for turns), the start page
+// lists it without a reload, and declining it clears the badge.
+func TestBrowserInvitationComesLive(t *testing.T) {
+	s := apptest.New(t)
+	browser := newBrowser(t)
+	ida := newUser(t, browser)
+	register(t, ida, s.URL, "Ida")
+	hal := s.APIFor("Hal")
+	_, g := hal.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "live", "turn_seconds": 60})
+	id := int64(g["id"].(float64))
+	do(t, ida, chromedp.Navigate(s.URL+"/"), chromedp.WaitVisible(byTestID("welcome")))
+	if get(t, ida, chromedp.Evaluate[bool](`!!document.querySelector('[data-testid="invitation"]')`)) {
+		t.Fatal("an invitation shows before it was sent")
+	}
+	time.Sleep(300 * time.Millisecond) // the page's stream opens
+
+	if st, body := hal.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/invites", id), map[string]any{"username": "Ida"}); st != http.StatusOK {
+		t.Fatalf("invite: %d %v", st, body)
+	}
+	get(t, ida, chromedp.Poll[bool](`!document.getElementById("nav-my-turn").hidden &&
+		document.getElementById("nav-my-turn").textContent.trim() === "1" &&
+		document.getElementById("nav-my-turn-words").textContent.includes("1 invitation") &&
+		(document.querySelector('[data-testid="invitation"]')?.textContent || "").includes("Hal invites you")`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	if title := get(t, ida, chromedp.Title()); strings.HasPrefix(title, "(Your turn)") {
+		t.Errorf("an invitation is not a turn, but the title says %q", title)
+	}
+	screenshot(t, ida, "invitation-live")
+	click(t, ida, byTestID("invitation-decline"))
+	do(t, ida, chromedp.WaitNotPresent(byTestID("invitation")), chromedp.WaitVisible(byTestID("welcome")))
+	if !get(t, ida, chromedp.Evaluate[bool](`document.getElementById("nav-my-turn").hidden`)) {
+		t.Errorf("the badge still shows after declining: %q", textOf(t, ida, byTestID("nav-my-turn")))
+	}
+}

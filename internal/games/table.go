@@ -119,13 +119,14 @@ func (s *Service) MyGames(ctx context.Context, userID int64) ([]db.GameSummary, 
 	return gs, nil
 }
 
-// CountMyTurn counts the games waiting for a user.
-func (s *Service) CountMyTurn(ctx context.Context, userID int64) (int, error) {
-	n, err := s.store.CountMyTurn(ctx, userID)
+// Waiting counts the games waiting for a user's decision and the
+// invitations waiting for their answer.
+func (s *Service) Waiting(ctx context.Context, userID int64) (db.Waiting, error) {
+	w, err := s.store.WaitingFor(ctx, userID, s.clock.Now())
 	if err != nil {
-		return 0, apperr.Wrap(err, apperr.Internal, "could not count your games")
+		return db.Waiting{}, apperr.Wrap(err, apperr.Internal, "could not count your games")
 	}
-	return n, nil
+	return w, nil
 }
 
 // GameByInvite finds the game an invite code opens.

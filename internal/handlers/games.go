@@ -58,7 +58,8 @@ func (s *Server) myGames(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.MyGamesPage(s.page(c, tr(c, "My games")), gameRows(c.Request().Context(), gs, u.ID)))
+	ctx := c.Request().Context()
+	return render(c, http.StatusOK, views.MyGamesPage(s.page(c, tr(c, "My games")), s.invitations(ctx, u.ID), gameRows(ctx, gs, u.ID)))
 }
 
 func newGameView(c echo.Context, in games.CreateInput, err error) views.NewGameView {

@@ -113,3 +113,51 @@ func TestInviteByName(t *testing.T) {
 		t.Errorf("%d invitations after they expired", n)
 	}
 }
+
+// An invitation reaches the invitee's pages live: the "My games" badge
+// counts it (with the words a screen reader says), the stream every page
+// holds tells of it at once, My games lists it with Accept and Decline,
+// and answering it takes it off the badge again.
+func TestInvitationComesToTheBadgeLive(t *testing.T) {
+	s := apptest.New(t)
+	host, ida := s.APIFor("Hal"), s.APIFor("Ida")
+	_, g := host.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "live", "turn_seconds": 60})
+	id := int64(g["id"].(float64))
+	ic := loggedIn(t, s, ida)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	events := ic.Stream(ctx, "/my/events")
+	if first := events.Next(t, "turn"); !strings.Contains(first, `"invites":0`) {
+		t.Fatalf("first event: %s", first)
+	}
+	if page := ic.Get("/settings"); page.TestID("nav-my-turn") != "0" || page.TestID("nav-my-games") != "My games 0" {
+		t.Errorf("the badge before: %q %q", page.TestID("nav-my-turn"), page.TestID("nav-my-games"))
+	}
+
+	if st, body := host.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/invites", id), map[string]any{"username": "Ida"}); st != http.StatusOK {
+		t.Fatalf("invite: %d %v", st, body)
+	}
+	if ev := events.Next(t, "turn"); !strings.Contains(ev, `"invites":1`) || !strings.Contains(ev, `"my_turn":0`) {
+		t.Errorf("after the invitation the stream says %s", ev)
+	}
+	page := ic.Get("/settings")
+	if page.TestID("nav-my-turn") != "1" || !strings.Contains(page.TestID("nav-my-games"), ", 1 invitation") {
+		t.Errorf("the badge with an invitation: %q %q", page.TestID("nav-my-turn"), page.TestID("nav-my-games"))
+	}
+	mine := ic.Get("/my/games")
+	if !strings.Contains(mine.TestID("invitation"), "Hal invites you") || !mine.Has("invitation-accept") {
+		t.Errorf("My games does not list the invitation: %q", mine.TestID("invitations"))
+	}
+
+	_, invs := ida.Do(http.MethodGet, "/api/v1/invites", nil)
+	inv := invs["invitations"].([]any)[0].(map[string]any)
+	if st, _ := ida.Do(http.MethodPost, fmt.Sprintf("/api/v1/invites/%d/decline", int64(inv["id"].(float64))), nil); st != http.StatusNoContent {
+		t.Fatalf("decline: %d", st)
+	}
+	if ev := events.Next(t, "turn"); !strings.Contains(ev, `"invites":0`) {
+		t.Errorf("after declining the stream says %s", ev)
+	}
+	if page := ic.Get("/settings"); page.TestID("nav-my-turn") != "0" {
+		t.Errorf("the badge after declining: %q", page.TestID("nav-my-turn"))
+	}
+}

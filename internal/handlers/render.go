@@ -69,11 +69,11 @@ func (s *Server) page(c echo.Context, title string) views.Page {
 	p := views.Page{Title: title, CSRF: csrfToken(c), Path: c.Request().URL.Path, Here: c.Request().URL.RequestURI()}
 	if u := currentUser(c); u != nil {
 		p.User = &views.NavUser{Name: u.Username, TurnSound: u.TurnSound, Guest: u.Guest, Admin: u.Admin}
-		n, err := s.games.CountMyTurn(c.Request().Context(), u.ID)
+		w, err := s.games.Waiting(c.Request().Context(), u.ID)
 		if err != nil {
 			s.log.Warn("count games waiting", "err", err)
 		}
-		p.User.MyTurn = n
+		p.User.MyTurn, p.User.Invites = w.Turns, w.Invites
 	}
 	p.Flash = s.popFlash(c)
 	return p

@@ -1,6 +1,7 @@
 // Package turns keeps, for every logged-in person with a page open on this
-// instance, which games wait for their decision, and tells their pages when
-// that changes: the live "My games" badge, the "(Your turn)" title, the
+// instance, which games wait for their decision and how many invitations
+// wait for their answer, and tells their pages when that changes: the live
+// "My games" badge, the "(Your turn)" title, the
 // favicon mark, the sound and the browser notification all come from here.
 //
 // One stream per person (not per game) is fed from the game-change
@@ -8,7 +9,10 @@
 // is to move next ("id:version:user"), so a move costs no database work
 // here. A person's games are read once when their first page connects, and
 // again for everybody after the listener reconnects and every Resync period,
-// which catches a notification lost between a commit and its send.
+// which catches a notification lost between a commit and its send (and an
+// invitation that expired or whose table started). Invitations have their
+// own notification, naming the invitee; it costs one read when they have a
+// page open here.
 package turns
 
 import (
@@ -23,16 +27,20 @@ import (
 	"nothanks/internal/db"
 )
 
-// Store is what the hub reads: the games waiting for each of some people.
+// Store is what the hub reads: the games waiting for each of some people,
+// and the invitations waiting for their answer.
 type Store interface {
 	TurnGames(ctx context.Context, userIDs []int64) ([]db.TurnGame, error)
+	InviteCounts(ctx context.Context, userIDs []int64, now time.Time) (map[int64]int, error)
 }
 
 // Update is what a person's pages are told: how many games wait for their
-// decision, and which (oldest first by game number).
+// decision, and which (oldest first by game number), and how many
+// invitations wait for their answer.
 type Update struct {
-	MyTurn int     `json:"my_turn"`
-	Games  []int64 `json:"games"`
+	MyTurn  int     `json:"my_turn"`
+	Games   []int64 `json:"games"`
+	Invites int     `json:"invites"`
 }
 
 // Sub is one open page's subscription. C holds at most the latest update:
@@ -48,11 +56,14 @@ type person struct {
 	// notification of an older version does not bring it back.
 	gone map[int64]int
 	subs map[*Sub]struct{}
+	// invites counts the invitations waiting for their answer.
+	invites int
 }
 
 // Hub is one instance's set of people with pages open.
 type Hub struct {
 	store Store
+	now   func() time.Time
 	log   *slog.Logger
 
 	mu     sync.Mutex
@@ -60,9 +71,9 @@ type Hub struct {
 	byGame map[int64]map[int64]struct{} // game → people it waits for
 }
 
-// New makes a hub.
-func New(store Store, log *slog.Logger) *Hub {
-	return &Hub{store: store, log: log, people: map[int64]*person{}, byGame: map[int64]map[int64]struct{}{}}
+// New makes a hub; now is the clock invitations expire by.
+func New(store Store, now func() time.Time, log *slog.Logger) *Hub {
+	return &Hub{store: store, now: now, log: log, people: map[int64]*person{}, byGame: map[int64]map[int64]struct{}{}}
 }
 
 // Subscribe opens a page's subscription and returns it with the person's
@@ -156,6 +167,33 @@ func (h *Hub) Changed(payload string) {
 	}
 }
 
+// InvitesChanged applies an invitation notification (payload: the
+// invitee's id): if they have a page open here, their invitations are read
+// again and their pages told.
+func (h *Hub) InvitesChanged(ctx context.Context, payload string) error {
+	uid, err := strconv.ParseInt(payload, 10, 64)
+	if err != nil {
+		return nil
+	}
+	h.mu.Lock()
+	_, here := h.people[uid]
+	h.mu.Unlock()
+	if !here {
+		return nil
+	}
+	counts, err := h.store.InviteCounts(ctx, []int64{uid}, h.now())
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p := h.people[uid]; p != nil && p.invites != counts[uid] {
+		p.invites = counts[uid]
+		p.send()
+	}
+	return nil
+}
+
 // Resync reads again the games of everybody subscribed: after the listener
 // reconnects (notifications may have been missed) and now and then.
 func (h *Hub) Resync(ctx context.Context) error {
@@ -198,6 +236,10 @@ func (h *Hub) load(ctx context.Context, ids []int64) error {
 	if err != nil {
 		return err
 	}
+	invites, err := h.store.InviteCounts(ctx, ids, h.now())
+	if err != nil {
+		return err
+	}
 	read := map[int64]map[int64]int{}
 	for _, r := range rows {
 		if read[r.UserID] == nil {
@@ -212,7 +254,8 @@ func (h *Hub) load(ctx context.Context, ids []int64) error {
 		if p == nil {
 			continue
 		}
-		changed := false
+		changed := p.invites != invites[uid]
+		p.invites = invites[uid]
 		clear(p.gone)
 		for g, v := range read[uid] {
 			if have, ok := p.games[g]; !ok || have < v {
@@ -259,7 +302,7 @@ func (h *Hub) unindex(game, uid int64) {
 }
 
 func (p *person) update() Update {
-	u := Update{MyTurn: len(p.games), Games: make([]int64, 0, len(p.games))}
+	u := Update{MyTurn: len(p.games), Games: make([]int64, 0, len(p.games)), Invites: p.invites}
 	for g := range p.games {
 		u.Games = append(u.Games, g)
 	}

@@ -6,11 +6,28 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
+	"time"
 
 	"nothanks/internal/db"
 )
 
-type fakeStore struct{ rows []db.TurnGame }
+type fakeStore struct {
+	rows    []db.TurnGame
+	invites map[int64]int
+	// inviteReads counts InviteCounts calls.
+	inviteReads int
+}
+
+func (f *fakeStore) InviteCounts(_ context.Context, ids []int64, _ time.Time) (map[int64]int, error) {
+	f.inviteReads++
+	out := map[int64]int{}
+	for _, id := range ids {
+		if n := f.invites[id]; n > 0 {
+			out[id] = n
+		}
+	}
+	return out, nil
+}
 
 func (f *fakeStore) TurnGames(_ context.Context, ids []int64) ([]db.TurnGame, error) {
 	var out []db.TurnGame
@@ -45,7 +62,7 @@ func quiet(t *testing.T, s *Sub) {
 
 func TestTurnsFollowNotifications(t *testing.T) {
 	store := &fakeStore{rows: []db.TurnGame{{UserID: 7, GameID: 1, Version: 3}}}
-	h := New(store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := New(store, time.Now, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	a, first, err := h.Subscribe(context.Background(), 7)
 	if err != nil {
 		t.Fatal(err)
@@ -83,5 +100,59 @@ func TestTurnsFollowNotifications(t *testing.T) {
 	h.Unsubscribe(b)
 	if h.Open() != 0 || len(h.byGame) != 0 {
 		t.Errorf("after the last page closed: %d people, %d games indexed", h.Open(), len(h.byGame))
+	}
+}
+
+// Invitations: the count comes with the first update, an invitation's
+// notification reads the invitee's count again only when they have a page
+// open here, and a resync mends a lost one (or an expired invitation).
+func TestInvitationsFollowTheirNotifications(t *testing.T) {
+	store := &fakeStore{invites: map[int64]int{7: 1}}
+	h := New(store, time.Now, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx := context.Background()
+	a, first, err := h.Subscribe(ctx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Invites != 1 || first.MyTurn != 0 {
+		t.Fatalf("first = %+v", first)
+	}
+	store.invites[7] = 2
+	if err := h.InvitesChanged(ctx, "7"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case u := <-a.C:
+		if u.Invites != 2 {
+			t.Fatalf("after an invitation: %+v", u)
+		}
+	default:
+		t.Fatal("no update after an invitation")
+	}
+	if err := h.InvitesChanged(ctx, "7"); err != nil { // nothing new
+		t.Fatal(err)
+	}
+	quiet(t, a)
+	reads := store.inviteReads
+	if err := h.InvitesChanged(ctx, "8"); err != nil { // nobody here
+		t.Fatal(err)
+	}
+	if err := h.InvitesChanged(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if store.inviteReads != reads {
+		t.Errorf("%d reads for people with no page here", store.inviteReads-reads)
+	}
+	store.invites[7] = 0 // answered elsewhere, the notification lost
+	if err := h.Resync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case u := <-a.C:
+		if u.Invites != 0 {
+			t.Fatalf("after a resync: %+v", u)
+		}
+	default:
+		t.Fatal("no update after a resync")
 	}
 }

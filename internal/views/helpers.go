@@ -33,12 +33,17 @@ func favicon(p Page) string {
 	return static.Path("favicon.svg")
 }
 
-// myTurnWords says the badge's count for screen readers.
-func myTurnWords(ctx context.Context, n int) string {
-	if n == 0 {
-		return ""
+// myTurnWords says the badge's count for screen readers: the games
+// waiting for a decision and the invitations waiting for an answer.
+func myTurnWords(ctx context.Context, turns, invites int) string {
+	s := ""
+	if turns > 0 {
+		s += ", " + trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", turns)
 	}
-	return ", " + trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", n)
+	if invites > 0 {
+		s += ", " + trn(ctx, "{{.Count}} invitation", "{{.Count}} invitations", invites)
+	}
+	return s
 }
 
 // title is a page's title in the browser: the page's own (the handlers
@@ -273,6 +278,8 @@ func jsMessages(ctx context.Context) string {
 		"notifyBody":  tr(ctx, "Game #{{.ID}} waits for you.", "ID", "{n}"),
 		"waitingOne":  trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", 1, "Count", "{n}"),
 		"waitingMany": trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", 2, "Count", "{n}"),
+		"inviteOne":   trn(ctx, "{{.Count}} invitation", "{{.Count}} invitations", 1, "Count", "{n}"),
+		"inviteMany":  trn(ctx, "{{.Count}} invitation", "{{.Count}} invitations", 2, "Count", "{n}"),
 		"noNotify":    tr(ctx, "This browser has no notifications."),
 		"allowed":     tr(ctx, "Allowed: you will be notified."),
 		"blocked":     tr(ctx, "Blocked in this browser's site settings."),

@@ -27,6 +27,8 @@ type NavUser struct {
 	Name string
 	// MyTurn counts the games waiting for them.
 	MyTurn int
+	// Invites counts the invitations waiting for their answer.
+	Invites int
 	// TurnSound: play a short sound when a game comes to them.
 	TurnSound bool
 	// Guest: playing bots without an account yet.
