@@ -90,6 +90,38 @@ func (s *Store) ChatMessageByID(ctx context.Context, id int64) (ChatMessage, err
 	return m, nil
 }
 
+// unreadChat is the condition of a message m of the players' chat that the
+// person user has not read at game: another player's, not hidden, newer
+// than what they read, in a chat they did not mute.
+func unreadChat(m, user, game string) string {
+	return m + `.game_id = ` + game + ` AND ` + m + `.channel = 'players' AND ` + m + `.user_id <> ` + user + ` AND ` + m + `.hidden_at IS NULL
+		AND ` + m + `.id > COALESCE((SELECT r.last_id FROM chat_reads r WHERE r.user_id = ` + user + ` AND r.game_id = ` + game + `), 0)
+		AND NOT EXISTS (SELECT 1 FROM chat_mutes x WHERE x.user_id = ` + user + ` AND x.game_id = ` + game + `)`
+}
+
+// UnreadChat reads the last limit messages of a game's players' chat that
+// a person has not read, oldest first, and how many there are in all.
+func (s *Store) UnreadChat(ctx context.Context, userID, gameID int64, limit int) ([]ChatMessage, int, error) {
+	var rows []struct {
+		ChatMessage
+		Total int `db:"total"`
+	}
+	err := sel(ctx, s.DB, &rows, `SELECT * FROM (
+			SELECT `+chatColumns+`, count(*) OVER ()::int AS total
+			FROM chat_messages m JOIN users u ON u.id = m.user_id
+			WHERE `+unreadChat("m", "$1", "$2")+`
+			ORDER BY m.id DESC LIMIT $3) x ORDER BY x.id`, userID, gameID, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("db: unread chat of %d at game %d: %w", userID, gameID, err)
+	}
+	out := make([]ChatMessage, len(rows))
+	total := 0
+	for i, r := range rows {
+		out[i], total = r.ChatMessage, r.Total
+	}
+	return out, total, nil
+}
+
 // MarkChatRead records that a person has seen a game's chat up to message
 // last (never further than the chat goes, never back).
 func (s *Store) MarkChatRead(ctx context.Context, userID, gameID, last int64) error {

@@ -456,10 +456,7 @@ func (s *Store) LiveGames(ctx context.Context, seenSince time.Time, limit int) (
 func (s *Store) UserGames(ctx context.Context, userID int64, limit int) ([]GameSummary, error) {
 	var out []GameSummary
 	err := sel(ctx, s.DB, &out, `SELECT `+summaryColumns+`, my.seat AS my_seat, my.place AS my_placing, 0 AS watchers,
-			(SELECT count(*) FROM chat_messages c
-			 WHERE c.game_id = g.id AND c.channel = 'players' AND c.user_id <> $1 AND c.hidden_at IS NULL
-			   AND c.id > COALESCE((SELECT r.last_id FROM chat_reads r WHERE r.user_id = $1 AND r.game_id = g.id), 0)
-			   AND NOT EXISTS (SELECT 1 FROM chat_mutes m WHERE m.user_id = $1 AND m.game_id = g.id))::int AS unread_chat
+			(SELECT count(*) FROM chat_messages c WHERE `+unreadChat("c", "$1", "g.id")+`)::int AS unread_chat
 		FROM games g JOIN game_seats my ON my.game_id = g.id AND my.user_id = $1
 		WHERE g.status <> 'cancelled'
 		ORDER BY (g.status = 'playing' AND g.turn_user_id = $1) DESC,

@@ -12,6 +12,7 @@ import (
 
 	"nothanks/internal/apptest"
 	"nothanks/internal/games"
+	"nothanks/internal/i18n"
 )
 
 // mailSetup is a test server with a real SMTP server and three players with
@@ -248,6 +249,214 @@ func TestDigestOfSeveralGames(t *testing.T) {
 	text := turn[0].Parts()["text/plain"]
 	if !strings.Contains(text, fmt.Sprintf("/games/%d", m.game)) || !strings.Contains(text, fmt.Sprintf("/games/%d", second)) {
 		t.Error("the digest does not link both games")
+	}
+}
+
+// A turn mail quotes what the other players wrote at the table since the
+// player last looked (as text, the newest five, with how many in all); not
+// their own words, not hidden messages; the digest counts them per game.
+func TestTurnMailQuotesTheChatNotRead(t *testing.T) {
+	m := newMailSetup(t)
+	next := m.pass(t, m.game)
+	var others []*apptest.API
+	for _, p := range m.players {
+		if p != next {
+			others = append(others, p)
+		}
+	}
+	chatPath := fmt.Sprintf("/api/v1/games/%d/chat", m.game)
+	say := func(p *apptest.API, text string) int64 {
+		t.Helper()
+		st, body := p.Do(http.MethodPost, chatPath, map[string]any{"text": text})
+		if st != http.StatusCreated {
+			t.Fatalf("chat: %d %v", st, body)
+		}
+		return int64(body["id"].(float64))
+	}
+	say(next, "my own words")
+	said := []string{"<b>think</b> twice", "one", "two", "three", "four", "five"}
+	var ids []int64
+	for i, text := range said {
+		ids = append(ids, say(others[i%2], text))
+		m.s.Clock.Advance(3 * time.Second) // under the rate limit
+	}
+	if _, err := m.s.Store.DB.Exec(`UPDATE chat_messages SET hidden_at = now() WHERE id = $1`, ids[5]); err != nil {
+		t.Fatal(err)
+	}
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+	got := m.smtp.To(addr(next))
+	if len(got) != 1 {
+		t.Fatalf("%d mails to %s", len(got), next.Name)
+	}
+	parts := got[0].Parts()
+	text, html := strings.ReplaceAll(parts["text/plain"], "\r\n", "\n"), parts["text/html"]
+	// By hand: six messages by the others, one hidden: five unread, all
+	// five shown, oldest first.
+	wantText := "New in the players' chat since you last looked (5 messages, the last 5 below):\n" +
+		"  " + others[0].Name + ": <b>think</b> twice\n" +
+		"  " + others[1].Name + ": one\n" +
+		"  " + others[0].Name + ": two\n" +
+		"  " + others[1].Name + ": three\n" +
+		"  " + others[0].Name + ": four\n"
+	if !strings.Contains(text, wantText) {
+		t.Errorf("the mail's text does not quote the chat as\n%s\nit reads:\n%s", wantText, text)
+	}
+	if strings.Contains(text, "my own words") || strings.Contains(text, "five") {
+		t.Error("the mail quotes the player's own words or a hidden message")
+	}
+	if !strings.Contains(html, "&lt;b&gt;think&lt;/b&gt; twice") || strings.Contains(html, "<b>think</b>") {
+		t.Error("the HTML part does not show the markup as text")
+	}
+
+	// Looking at the table reads them: a later digest counts only what
+	// came after.
+	m.s.Clock.Advance(12*time.Hour + time.Minute) // past the one-mail-per-game gap
+	c := m.s.Client()
+	c.Login(next.Name, apptest.Password)
+	c.Get(fmt.Sprintf("/games/%d", m.game))
+	say(others[0], "after you looked")
+	second := m.newGame(t)
+	m.pass(t, m.game) // the turn leaves the player, and comes back below
+	for _, g := range []int64{m.game, second} {
+		for range 3 {
+			if p, _ := m.mover(t, g); p == next {
+				break
+			}
+			m.pass(t, g)
+		}
+		if p, _ := m.mover(t, g); p != next {
+			t.Fatalf("the turn did not come back to %s in game %d", next.Name, g)
+		}
+	}
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+	all := m.smtp.To(addr(next))
+	digest := all[len(all)-1]
+	body := digest.Parts()["text/plain"]
+	if !strings.Contains(digest.Header("Subject"), "2 No Thanks! games are waiting") ||
+		!strings.Contains(body, fmt.Sprintf("Game #%d against", m.game)) || !strings.Contains(body, "· 1 new message") ||
+		strings.Count(body, "new message") != 1 {
+		t.Errorf("the digest (%q) does not count the one message since:\n%s", digest.Header("Subject"), body)
+	}
+}
+
+// Every mail a player can get reads in their own language, decided when it
+// is composed: the turn mail (with the chat it quotes), the reminder, the
+// time-ran-out notice, an invitation, the game-over mail and a password
+// reset, in Spanish and in Italian, with no English sentence left over.
+func TestEveryMailInTheReadersLanguage(t *testing.T) {
+	m := newMailSetup(t)
+	ctx := context.Background()
+	es := m.pass(t, m.game)
+	setLang := func(p *apptest.API, l i18n.Lang) {
+		t.Helper()
+		if err := m.s.Store.SetLanguage(ctx, p.ID, string(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setLang(es, i18n.Spanish)
+	firstMail := map[*apptest.API]int{es: len(m.smtp.To(addr(es)))}
+	var en *apptest.API
+	for _, p := range m.players {
+		if p != es {
+			en = p
+			break
+		}
+	}
+	wisher := en
+	wisher.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", m.game), map[string]any{"text": "suerte"})
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t) // the turn mail
+	m.s.Clock.Advance(86400*4/5*time.Second - games.YourTurnDelay)
+	m.send(t) // the reminder
+	m.s.Clock.Advance(86400 / 5 * time.Second)
+	if _, err := m.s.App.Games.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The server decided for the Spanish player; the turn goes on to
+	// someone, who reads Italian from now on (unless the turn came back).
+	it, _ := m.mover(t, m.game)
+	if it == es {
+		m.pass(t, m.game)
+		it, _ = m.mover(t, m.game)
+	}
+	setLang(it, i18n.Italian)
+	firstMail[it] = len(m.smtp.To(addr(it)))
+	for _, p := range m.players {
+		if p != es && p != it {
+			en = p
+		}
+	}
+	es.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", m.game), map[string]any{"text": "ciao"})
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t) // the time-ran-out notice, and the Italian player's turn mail
+
+	// An invitation to a correspondence table, to both.
+	_, g := en.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "correspondence", "turn_seconds": 86400})
+	for _, p := range []*apptest.API{es, it} {
+		if st, body := en.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/invites", int64(g["id"].(float64))), map[string]any{"username": p.Name}); st != http.StatusOK {
+			t.Fatalf("invite: %d %v", st, body)
+		}
+	}
+	// The game played out by takes: the game-over mail.
+	for range 200 {
+		p, v := m.mover(t, m.game)
+		if st, _ := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/take", m.game), map[string]any{"version": v["version"]}); st != http.StatusOK {
+			t.Fatal("take failed")
+		}
+		if _, g := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", m.game), nil); g["status"] == "finished" {
+			break
+		}
+	}
+	for _, p := range []*apptest.API{es, it} {
+		m.s.Client().PostForm("/forgot", url.Values{"email": {addr(p)}})
+	}
+	m.s.Clock.Advance(games.YourTurnDelay + time.Second)
+	m.send(t)
+
+	// By hand: the subjects each reader must have had, in their words.
+	want := map[*apptest.API][]string{
+		es: {"Tu turno", "Recordatorio", "acabó el tiempo", "invitación", "ha terminado", "contraseña"},
+		it: {"tocca a te", "un invito", "è finita", "password"},
+	}
+	for p, l := range map[*apptest.API]i18n.Lang{es: i18n.Spanish, it: i18n.Italian} {
+		mails := m.smtp.To(addr(p))[firstMail[p]:]
+		var subjects []string
+		for _, r := range mails {
+			subject := r.Header("Subject")
+			subjects = append(subjects, subject)
+			parts := r.Parts()
+			if left := englishIn(l, []string{subject}, subject+" "+parts["text/plain"]); len(left) > 0 {
+				t.Errorf("%s mail %q: English left in the text: %q", l, subject, left)
+			}
+			if left := leftInEnglish(t, l, parts["text/html"]); len(left) > 0 {
+				t.Errorf("%s mail %q: English left in the HTML: %q", l, subject, left)
+			}
+			quotes := map[string]string{"Tu turno": "Nuevo en el chat de los jugadores desde tu última visita:\r\n  " + wisher.Name + ": suerte",
+				"Tocca a te": "Novità nella chat dei giocatori dalla tua ultima visita:\r\n  " + es.Name + ": ciao"}
+			if it != wisher { // "suerte" is unread by the Italian player too
+				quotes["Tocca a te"] = "Novità nella chat dei giocatori dalla tua ultima visita (2 messaggi, gli ultimi 2 qui sotto):\r\n  " +
+					wisher.Name + ": suerte\r\n  " + es.Name + ": ciao"
+			}
+			for prefix, q := range quotes {
+				if strings.HasPrefix(subject, prefix) && !strings.Contains(parts["text/plain"], q) {
+					t.Errorf("%s turn mail does not quote the chat as %q:\n%s", l, q, parts["text/plain"])
+				}
+			}
+			if !strings.Contains(parts["text/html"], `lang="`+string(l)+`"`) {
+				t.Errorf("%s mail %q: the HTML part is not marked %s", l, subject, l)
+			}
+		}
+		for _, w := range want[p] {
+			found := false
+			for _, subj := range subjects {
+				found = found || strings.Contains(strings.ToLower(subj), strings.ToLower(w))
+			}
+			if !found {
+				t.Errorf("no %s mail with %q in its subject among %q", l, w, subjects)
+			}
+		}
 	}
 }
 

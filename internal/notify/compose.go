@@ -14,9 +14,12 @@ import (
 type mailView struct {
 	Heading string
 	Lines   []string
-	Items   []mailLink
-	Actions []mailLink
-	Note    string
+	// Said quotes chat messages under SaidHeading.
+	SaidHeading string
+	Said        []views.MailQuote
+	Items       []mailLink
+	Actions     []mailLink
+	Note        string
 }
 
 type mailLink struct {
@@ -36,6 +39,12 @@ func (s *Service) message(r db.Recipient, kind, subject string, v mailView) *Mes
 	t.WriteString(v.Heading + "\n\n")
 	for _, l := range v.Lines {
 		t.WriteString(l + "\n")
+	}
+	if len(v.Said) > 0 {
+		t.WriteString("\n" + v.SaidHeading + "\n")
+		for _, q := range v.Said {
+			t.WriteString("  " + q.Author + ": " + q.Body + "\n")
+		}
 	}
 	if len(v.Items) > 0 {
 		t.WriteString("\n")
@@ -58,7 +67,7 @@ func (s *Service) message(r db.Recipient, kind, subject string, v mailView) *Mes
 	}
 	m.Text = t.String()
 
-	hv := views.MailView{Heading: v.Heading, Lines: v.Lines, Note: v.Note, SiteURL: s.base.String(), SettingsURL: settings, UnsubscribeURL: m.Unsubscribe}
+	hv := views.MailView{Heading: v.Heading, Lines: v.Lines, SaidHeading: v.SaidHeading, Said: v.Said, Note: v.Note, SiteURL: s.base.String(), SettingsURL: settings, UnsubscribeURL: m.Unsubscribe}
 	for _, it := range v.Items {
 		hv.Items = append(hv.Items, views.MailLink{Label: it.Label, URL: it.URL})
 	}

@@ -222,6 +222,32 @@ func digestTimes(m db.MailSettings, now time.Time) (last, next time.Time) {
 type waitingGame struct {
 	table *games.Table
 	mail  db.Mail
+	// unread counts the players' chat messages they have not read there.
+	unread int
+}
+
+// MailedChat is how many of a game's unread chat messages a turn mail
+// quotes (the newest).
+const MailedChat = 5
+
+// chatSince quotes, for a turn mail, what the other players wrote at the
+// table since the player last looked: the newest MailedChat messages, and
+// how many there are in all.
+func (s *Service) chatSince(ctx context.Context, r db.Recipient, gameID int64) (string, []views.MailQuote, int, error) {
+	ms, total, err := s.store.UnreadChat(ctx, r.ID, gameID, MailedChat)
+	if err != nil || total == 0 {
+		return "", nil, 0, err
+	}
+	heading := trn(r, "New in the players' chat since you last looked:", "New in the players' chat since you last looked ({{.Count}} messages, the last {{.Shown}} below):", total, "Shown", len(ms))
+	qs := make([]views.MailQuote, len(ms))
+	for i, m := range ms {
+		author := m.Author
+		if author == db.DeletedName {
+			author = tr(r, db.DeletedName)
+		}
+		qs[i] = views.MailQuote{Author: author, Body: m.Body}
+	}
+	return heading, qs, total, nil
 }
 
 // yourTurn sends one mail for every game that waits for the player: a
@@ -302,7 +328,18 @@ func (s *Service) yourTurn(ctx context.Context, r db.Recipient, group []db.Mail,
 	}
 	if len(send) == 1 {
 		t := send[0].table
-		return s.turnMail(r, t, db.MailYourTurn, tr(r, "Your turn in No Thanks! game #{{.ID}}", "ID", t.Game.ID)), carried, nil
+		heading, said, _, err := s.chatSince(ctx, r, t.Game.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s.turnMail(r, t, db.MailYourTurn, tr(r, "Your turn in No Thanks! game #{{.ID}}", "ID", t.Game.ID), heading, said), carried, nil
+	}
+	for i := range send {
+		_, _, n, err := s.chatSince(ctx, r, send[i].table.Game.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		send[i].unread = n
 	}
 	return s.digestMail(r, send), carried, nil
 }
@@ -371,12 +408,15 @@ func situation(r db.Recipient, t *games.Table) []string {
 }
 
 // turnMail tells a player a game waits for them; kind and subject say
-// whether it is the first notice or the reminder.
-func (s *Service) turnMail(r db.Recipient, t *games.Table, kind, subject string) *Message {
+// whether it is the first notice or the reminder; said quotes the chat they
+// have not read, under saidHeading.
+func (s *Service) turnMail(r db.Recipient, t *games.Table, kind, subject, saidHeading string, said []views.MailQuote) *Message {
 	g := t.Game
 	v := mailView{
-		Heading: tr(r, "Your turn in game #{{.ID}}", "ID", g.ID),
-		Lines:   append([]string{tr(r, "It is your turn against {{.Names}}.", "Names", strings.Join(others(t, r.ID), ", "))}, situation(r, t)...),
+		Heading:     tr(r, "Your turn in game #{{.ID}}", "ID", g.ID),
+		Lines:       append([]string{tr(r, "It is your turn against {{.Names}}.", "Names", strings.Join(others(t, r.ID), ", "))}, situation(r, t)...),
+		SaidHeading: saidHeading,
+		Said:        said,
 	}
 	if g.DueAt != nil {
 		v.Lines = append(v.Lines, tr(r, "Decide by {{.Time}}; after that the server decides for you.", "Time", localTime(*g.DueAt, r)))
@@ -402,6 +442,9 @@ func (s *Service) digestMail(r db.Recipient, ws []waitingGame) *Message {
 		line := tr(r, "Game #{{.ID}} against {{.Names}}: {{.Card}} with {{.Tokens}} on it", args...)
 		if g.DueAt != nil {
 			line = tr(r, "Game #{{.ID}} against {{.Names}}: {{.Card}} with {{.Tokens}} on it, decide by {{.Time}}", append(args, "Time", localTime(*g.DueAt, r))...)
+		}
+		if w.unread > 0 {
+			line += " · " + trn(r, "{{.Count}} new message", "{{.Count}} new messages", w.unread)
 		}
 		v.Items = append(v.Items, mailLink{line, s.gameURL(g.ID)})
 	}
@@ -442,7 +485,11 @@ func (s *Service) reminder(ctx context.Context, r db.Recipient, m db.Mail, now t
 		return skip("at the table")
 	}
 	subject := tr(r, "Reminder: your turn in No Thanks! game #{{.ID}} ends {{.Time}}", "ID", t.Game.ID, "Time", localTime(*t.Game.DueAt, r))
-	return s.turnMail(r, t, db.MailReminder, subject), nil
+	heading, said, _, err := s.chatSince(ctx, r, t.Game.ID)
+	if err != nil {
+		return nil, err
+	}
+	return s.turnMail(r, t, db.MailReminder, subject, heading, said), nil
 }
 
 func (s *Service) gameOver(ctx context.Context, r db.Recipient, m db.Mail) (*Message, error) {
