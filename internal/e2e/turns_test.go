@@ -138,6 +138,13 @@ func TestBrowserInvitationComesLive(t *testing.T) {
 		t.Errorf("an invitation is not a turn, but the title says %q", title)
 	}
 	screenshot(t, ida, "invitation-live")
+	// My games lists it too; on a phone nothing runs off the screen.
+	do(t, ida, chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.URL+"/my/games"), chromedp.WaitVisible(byTestID("invitation")))
+	if wide := get(t, ida, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > 391`)); wide {
+		t.Error("My games with an invitation is wider than a phone's screen")
+	}
+	screenshot(t, ida, "invitation-my-games-phone")
+	do(t, ida, chromedp.EmulateReset())
 	click(t, ida, byTestID("invitation-decline"))
 	do(t, ida, chromedp.WaitNotPresent(byTestID("invitation")), chromedp.WaitVisible(byTestID("welcome")))
 	if !get(t, ida, chromedp.Evaluate[bool](`document.getElementById("nav-my-turn").hidden`)) {
