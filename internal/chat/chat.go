@@ -231,6 +231,9 @@ func (s *Service) MarkRead(ctx context.Context, userID, gameID, last int64) erro
 	if err != nil {
 		return err
 	}
+	if !st.CanSee(&userID, "") {
+		return games.ErrNoGame // a private table is not there for others
+	}
 	if ChannelOf(st, &userID) != db.ChatPlayers || last <= 0 {
 		return nil
 	}

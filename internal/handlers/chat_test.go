@@ -459,6 +459,11 @@ func TestUnreadChatAtYourTables(t *testing.T) {
 	if res := ic.PostForm("/games/999999/chat/read", url.Values{"last": {"1"}}); res.Status != http.StatusNotFound {
 		t.Errorf("read at no game: %d", res.Status)
 	}
+	// A private table is not there for someone not invited.
+	_, pg := hal.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 60, "private": true})
+	if res := ic.PostForm(fmt.Sprintf("/games/%d/chat/read", int64(pg["id"].(float64))), url.Values{"last": {"1"}}); res.Status != http.StatusNotFound {
+		t.Errorf("read at someone else's private table: %d", res.Status)
+	}
 	fourth := say(hal, "your turn")
 	if page, _, _ := unread(ic, ida); page != "1 new message" {
 		t.Errorf("a message after reading past the end: %q", page)
