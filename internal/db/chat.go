@@ -123,12 +123,14 @@ func (s *Store) UnreadChat(ctx context.Context, userID, gameID int64, limit int)
 }
 
 // MarkChatRead records that a person has seen a game's chat up to message
-// last (never further than the chat goes, never back).
+// last (never further than the chat goes, never back; a read that tells
+// nothing new writes nothing).
 func (s *Store) MarkChatRead(ctx context.Context, userID, gameID, last int64) error {
 	return exec(ctx, s.DB, "mark chat read", `
 		INSERT INTO chat_reads (user_id, game_id, last_id)
 		SELECT $1, $2, LEAST($3, max(id)) FROM chat_messages WHERE game_id = $2 HAVING max(id) IS NOT NULL
-		ON CONFLICT (user_id, game_id) DO UPDATE SET last_id = GREATEST(chat_reads.last_id, EXCLUDED.last_id)`, userID, gameID, last)
+		ON CONFLICT (user_id, game_id) DO UPDATE SET last_id = EXCLUDED.last_id
+		WHERE chat_reads.last_id < EXCLUDED.last_id`, userID, gameID, last)
 }
 
 // MuteChat and UnmuteChat set whether a person hears a game's chat.
