@@ -178,6 +178,10 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 			check("bad new game", c.PostForm("/games", url.Values{"seats": {"9"}, "rounds": {"0"}, "pace": {"live"}, "turn_seconds": {"1"}}))
 			res = c.PostForm("/games", url.Values{"seats": {"4"}, "rounds": {"2"}, "variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"60"}})
 			check("lobby", c.Follow(res))
+			lobby := res.Header.Get("Location")
+			for _, name := range []string{"nobody-here", name, ""} {
+				check("bad invitation of "+name, c.PostForm(lobby+"/invites", url.Values{"username": {name}}))
+			}
 			// The sign-up mail, composed in the language the account was made in.
 			if _, err := s.App.Notify.RunOutbox(context.Background()); err != nil {
 				t.Fatal(err)

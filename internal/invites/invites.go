@@ -52,9 +52,8 @@ func New(store Store, g *games.Service, clk clock.Clock) *Service {
 // Invite invites a player by name to an open table the inviter sits at.
 func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string) error {
 	name = strings.TrimSpace(name)
-	field := func(msg string) error { return apperr.Wrap(nil, apperr.Invalid, msg) }
 	if name == "" {
-		return field("Write the name of the player to invite.")
+		return apperr.E(apperr.Invalid, "Write the name of the player to invite.")
 	}
 	st, err := s.games.State(ctx, gameID)
 	if err != nil {
@@ -71,13 +70,13 @@ func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string)
 	}
 	to, err := s.store.UserByName(ctx, name)
 	if errors.Is(err, db.ErrNotFound) || (err == nil && (to.Guest || !to.Active())) {
-		return field("There is no player called " + name + ".")
+		return apperr.E(apperr.Invalid, "There is no player called %s.", name)
 	}
 	if err != nil {
 		return err
 	}
 	if _, seated := st.SeatOf(&to.ID); seated {
-		return field(to.Username + " is at this table already.")
+		return apperr.E(apperr.Invalid, "%s is at this table already.", to.Username)
 	}
 	rel, err := s.store.RelationOf(ctx, fromID, to.ID)
 	if err != nil {
@@ -93,7 +92,7 @@ func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string)
 	}
 	_, err = s.store.CreateInvite(ctx, gameID, fromID, to.ID, now, expires, mail)
 	if errors.Is(err, db.ErrInvited) {
-		return field(to.Username + " is invited already.")
+		return apperr.E(apperr.Invalid, "%s is invited already.", to.Username)
 	}
 	return err
 }
