@@ -12,6 +12,7 @@ import (
 	"nothanks/internal/db"
 	"nothanks/internal/engine"
 	"nothanks/internal/games"
+	"nothanks/internal/invites"
 )
 
 const ctxAPIUser = "api_user"
@@ -212,12 +213,22 @@ func (s *Server) apiMyGames(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"games": out})
 }
 
+// apiCreateInput is a new game's options and, optionally, the names of
+// players to invite to it.
+type apiCreateInput struct {
+	games.CreateInput
+	Invite []string `json:"invite"`
+}
+
 func (s *Server) apiCreateGame(c echo.Context) error {
-	in := games.DefaultCreateInput()
+	in := apiCreateInput{CreateInput: games.DefaultCreateInput()}
 	if err := c.Bind(&in); err != nil {
 		return apperr.E(apperr.Invalid, "The body is not a JSON object of game options.")
 	}
-	id, err := s.games.Create(c.Request().Context(), apiUser(c).ID, in)
+	id, _, refused, err := s.createAndInvite(c.Request().Context(), apiUser(c).ID, in.CreateInput, invites.Names(strings.Join(in.Invite, ",")))
+	if refused != nil {
+		return refused
+	}
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,13 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,6 +17,7 @@ import (
 	"nothanks/internal/engine"
 	"nothanks/internal/games"
 	"nothanks/internal/i18n"
+	"nothanks/internal/invites"
 	"nothanks/internal/views"
 	"nothanks/internal/watch"
 )
@@ -62,15 +66,24 @@ func (s *Server) myGames(c echo.Context) error {
 	return render(c, http.StatusOK, views.MyGamesPage(s.page(c, tr(c, "My games")), s.invitations(ctx, u.ID), gameRows(ctx, gs, u.ID)))
 }
 
-func newGameView(c echo.Context, in games.CreateInput, err error) views.NewGameView {
+// newGameView is the create-game form with in's options and the names to
+// invite as typed; err's field errors are shown, and inviteErr's message on
+// the names.
+func newGameView(c echo.Context, in games.CreateInput, invite string, err, inviteErr error) views.NewGameView {
 	ctx := c.Request().Context()
 	v := views.NewGameView{Pace: in.Pace, TurnSeconds: strconv.Itoa(in.TurnSeconds)}
 	values := map[string]string{
 		"seats": strconv.Itoa(in.Seats), "rounds": strconv.Itoa(in.Rounds), "variant": in.Variant,
 		"open_tokens": strconv.FormatBool(in.OpenTokens), "hidden_tiger": strconv.FormatBool(in.HiddenTiger),
-		"private": strconv.FormatBool(in.Private), "ranked": strconv.FormatBool(in.Ranked),
+		"private": strconv.FormatBool(in.Private), "ranked": strconv.FormatBool(in.Ranked), "invite": invite,
 	}
 	v.Form = formOf(c, values, err)
+	if inviteErr != nil {
+		if v.Form.Errors == nil {
+			v.Form.Errors = map[string]string{}
+		}
+		v.Form.Errors["invite"] = messageOf(ctx, inviteErr)
+	}
 	for n := engine.MinPlayers; n <= engine.MaxPlayers; n++ {
 		v.Seats = append(v.Seats, views.Choice{Value: strconv.Itoa(n), Label: i18n.N(ctx, "{{.Count}} player", "{{.Count}} players", n)})
 	}
@@ -93,23 +106,65 @@ func newGameView(c echo.Context, in games.CreateInput, err error) views.NewGameV
 	return v
 }
 
+// newGame is the create-game form; ?invite=NAME fills in a player to
+// invite (the profile's "Invite to a game").
 func (s *Server) newGame(c echo.Context) error {
-	return render(c, http.StatusOK, views.NewGamePage(s.page(c, tr(c, "Create a game")), newGameView(c, games.DefaultCreateInput(), nil)))
+	invite := strings.Join(invites.Names(c.QueryParam("invite")), ", ")
+	return render(c, http.StatusOK, views.NewGamePage(s.page(c, tr(c, "Create a game")), newGameView(c, games.DefaultCreateInput(), invite, nil, nil)))
 }
 
+// createGame creates a table and invites the players named on the form;
+// a name that cannot be invited keeps the form, with nothing created.
 func (s *Server) createGame(c echo.Context) error {
 	var in games.CreateInput
 	if err := c.Bind(&in); err != nil {
 		return apperr.E(apperr.Invalid, "The form could not be read.")
 	}
-	id, err := s.games.Create(c.Request().Context(), currentUser(c).ID, in)
-	if err != nil {
-		if apperr.CodeOf(err) == apperr.Internal {
-			return err
-		}
-		return render(c, statusOf(apperr.CodeOf(err)), views.NewGamePage(s.page(c, tr(c, "Create a game")), newGameView(c, in, err)))
+	ctx, u := c.Request().Context(), currentUser(c)
+	invite := c.FormValue("invite")
+	id, invited, refused, err := s.createAndInvite(ctx, u.ID, in, invites.Names(invite))
+	if apperr.CodeOf(err) == apperr.Internal && err != nil {
+		return err
+	}
+	if err != nil || refused != nil {
+		status := statusOf(apperr.CodeOf(errors.Join(err, refused)))
+		return render(c, status, views.NewGamePage(s.page(c, tr(c, "Create a game")), newGameView(c, in, invite, err, refused)))
+	}
+	if len(invited) > 0 {
+		s.setFlash(c, "ok", trn(c, "{{.Names}} is invited: the invitation waits on their start page.", "{{.Names}} are invited: the invitation waits on their start pages.", len(invited), "Names", strings.Join(invited, ", ")))
 	}
 	return redirect(c, fmt.Sprintf("/games/%d", id))
+}
+
+// createAndInvite checks the names, creates the table and invites them (the
+// page and the API share it). refused answers a name that may not be
+// invited, and then nothing is created; err, the table's own options.
+func (s *Server) createAndInvite(ctx context.Context, userID int64, in games.CreateInput, names []string) (id int64, invitedNames []string, refused, err error) {
+	// Both are answered at once: the options' mistakes and a refused name.
+	optionsErr := in.Validate().Err()
+	names, err = s.invites.Check(ctx, userID, names, in.Seats)
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return 0, nil, nil, err
+		}
+		return 0, nil, err, optionsErr
+	}
+	if optionsErr != nil {
+		return 0, nil, nil, optionsErr
+	}
+	id, err = s.games.Create(ctx, userID, in)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	for _, n := range names {
+		if err := s.invites.Invite(ctx, userID, id, n); err != nil {
+			// Checked a moment ago: only a change since (a block, an
+			// account closed) refuses it; the table stands.
+			continue
+		}
+		invitedNames = append(invitedNames, n)
+	}
+	return id, invitedNames, nil, nil
 }
 
 // board loads a game in one read and builds the viewer's view model.

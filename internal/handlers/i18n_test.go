@@ -175,8 +175,9 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 			check("act on nobody", c.PostForm("/admin/users", url.Values{"name": {"nobody-here"}, "action": {"disable"}}))
 			check("bad follow", c.PostForm("/following", url.Values{"name": {"nobody-here"}}))
 			check("bad deletion", c.PostForm("/settings/delete", url.Values{"password": {"wrong password"}}))
-			check("bad new game", c.PostForm("/games", url.Values{"seats": {"9"}, "rounds": {"0"}, "pace": {"live"}, "turn_seconds": {"1"}}))
-			res = c.PostForm("/games", url.Values{"seats": {"4"}, "rounds": {"2"}, "variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"60"}})
+			check("bad new game", c.PostForm("/games", url.Values{"seats": {"9"}, "rounds": {"0"}, "pace": {"live"}, "turn_seconds": {"1"}, "invite": {"nobody-here"}}))
+			check("too many to invite", c.PostForm("/games", url.Values{"seats": {"3"}, "rounds": {"2"}, "variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"60"}, "invite": {"Ann, Bob, " + name}}))
+			res = c.PostForm("/games", url.Values{"seats": {"4"}, "rounds": {"2"}, "variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"60"}, "invite": {"Ann"}})
 			check("lobby", c.Follow(res))
 			lobby := res.Header.Get("Location")
 			for _, name := range []string{"nobody-here", name, ""} {

@@ -161,3 +161,107 @@ func TestInvitationComesToTheBadgeLive(t *testing.T) {
 		t.Errorf("the badge after declining: %q", page.TestID("nav-my-turn"))
 	}
 }
+
+// Creating a table with players to invite: the names typed on the form
+// (commas or spaces between them) are invited at once; a name that cannot
+// be invited keeps the form as typed, with the reason by the names, and
+// creates nothing; a profile's "Invite to a game" opens the form with the
+// name in; the JSON API takes the names as "invite".
+func TestCreateATableInvitingByName(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	hal, ida, jon, kim := s.APIFor("Hal"), s.APIFor("Ida"), s.APIFor("Jon"), s.APIFor("Kim")
+	hc := loggedIn(t, s, hal)
+	ctx := context.Background()
+	countGames := func() int {
+		var n int
+		if err := s.Store.DB.Get(&n, `SELECT count(*) FROM games`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	invitations := func(p *apptest.API) []string {
+		_, body := p.Do(http.MethodGet, "/api/v1/invites", nil)
+		var out []string
+		for _, i := range body["invitations"].([]any) {
+			im := i.(map[string]any)
+			out = append(out, fmt.Sprintf("%s:%d", im["from"], int64(im["game_id"].(float64))))
+		}
+		return out
+	}
+
+	// From Ida's profile.
+	profile := hc.Get("/u/Ida")
+	link, ok := profile.Doc().Find(`[data-testid="profile-invite"]`).Attr("href")
+	if !ok || link != "/games/new?invite=Ida" {
+		t.Fatalf("the profile's invite link: %q", link)
+	}
+	form := hc.Get(link)
+	if v, _ := form.Doc().Find(`[data-testid="input-invite"]`).Attr("value"); v != "Ida" {
+		t.Errorf("the form's names: %q", v)
+	}
+
+	// Refused names: each answered, the form kept, nothing created.
+	if _, err := s.App.People.Block(ctx, kim.ID, "Hal"); err != nil {
+		t.Fatal(err)
+	}
+	before := countGames()
+	for _, c := range []struct{ names, seats, want string }{
+		{"Ida, Nobody", "4", "There is no player called Nobody."},
+		{"Ida Hal", "4", "You sit at your table already: invite the others."},
+		{"Kim", "4", "Kim does not accept invitations from you."},
+		{"Ida, Jon, Kim", "3", "A table of 3 seats has room for 2 invited players."},
+	} {
+		res := hc.PostForm("/games", url.Values{"seats": {c.seats}, "rounds": {"1"}, "variant": {"standard"}, "pace": {"correspondence"}, "turn_seconds": {"86400"}, "invite": {c.names}})
+		if res.Status != http.StatusUnprocessableEntity || res.TestID("error-invite") != c.want {
+			t.Errorf("inviting %q: %d %q, want %q", c.names, res.Status, res.TestID("error-invite"), c.want)
+		}
+		if v, _ := res.Doc().Find(`[data-testid="input-invite"]`).Attr("value"); v != c.names {
+			t.Errorf("the names typed became %q", v)
+		}
+		if _, checked := res.Doc().Find(`[data-testid="pace-correspondence"]`).Attr("checked"); !checked {
+			t.Errorf("the pace chosen was lost")
+		}
+	}
+	// Both mistakes at once: the options' and the names'.
+	res := hc.PostForm("/games", url.Values{"seats": {"9"}, "rounds": {"1"}, "variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"60"}, "invite": {"Nobody"}})
+	if res.Status != http.StatusUnprocessableEntity || res.TestID("error-invite") == "" || res.TestID("error-seats") == "" {
+		t.Errorf("two mistakes: %d, names %q, seats %q", res.Status, res.TestID("error-invite"), res.TestID("error-seats"))
+	}
+	if n := countGames(); n != before {
+		t.Fatalf("%d tables created by refused forms", n-before)
+	}
+
+	// Accepted: the table and both invitations, said on the lobby.
+	res = hc.PostForm("/games", url.Values{"seats": {"4"}, "rounds": {"1"}, "variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"60"}, "invite": {" ida  jon,ida "}})
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("create: %d %s", res.Status, res.TestID("error-invite"))
+	}
+	lobby := hc.Follow(res)
+	if !strings.Contains(lobby.Body, "Ida, Jon are invited") {
+		t.Errorf("the lobby does not say who was invited: %q", lobby.TestID("flash"))
+	}
+	var id int64
+	fmt.Sscanf(res.Header.Get("Location"), "/games/%d", &id)
+	for _, p := range []*apptest.API{ida, jon} {
+		if got := invitations(p); len(got) != 1 || got[0] != fmt.Sprintf("Hal:%d", id) {
+			t.Errorf("%s's invitations: %v", p.Name, got)
+		}
+	}
+
+	// The API: names as a list; a refused one is a 422 with the reason.
+	st, body := hal.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 60, "invite": []string{"Nobody"}})
+	if st != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(body), "There is no player called Nobody.") {
+		t.Errorf("API, a bad name: %d %v", st, body)
+	}
+	st, body = hal.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 60, "invite": []string{"Jon"}})
+	if st != http.StatusCreated {
+		t.Fatalf("API create with an invitation: %d %v", st, body)
+	}
+	if got := invitations(jon); len(got) != 2 || got[0] != fmt.Sprintf("Hal:%d", int64(body["id"].(float64))) {
+		t.Errorf("Jon's invitations after the API's: %v", got)
+	}
+	// Kim blocks Hal: no invite link on her profile for him.
+	if hc.Get("/u/Kim").Has("profile-invite") {
+		t.Error("the profile of someone who blocks you offers to invite them")
+	}
+}

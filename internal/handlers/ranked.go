@@ -173,7 +173,7 @@ func (s *Server) profile(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		v.Relation = &views.RelationView{Follows: rel.Follows, Blocks: rel.Blocks}
+		v.Relation = &views.RelationView{Follows: rel.Follows, Blocks: rel.Blocks, BlockedBy: rel.BlockedBy}
 	}
 	return render(c, http.StatusOK, views.ProfilePage(s.page(c, u.Username), v))
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode"
 
 	"nothanks/internal/apperr"
 	"nothanks/internal/clock"
@@ -95,6 +96,52 @@ func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string)
 		return apperr.E(apperr.Invalid, "%s is invited already.", to.Username)
 	}
 	return err
+}
+
+// Names splits what someone typed into the names to invite: commas,
+// semicolons or spaces between them (usernames have none), each name once.
+func Names(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) }) {
+		if k := strings.ToLower(n); !seen[k] {
+			seen[k] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Check tells, before a table of seats seats exists, whether its creator
+// may invite each of names to it, and returns their usernames as spelled
+// on their accounts: the first name that may not be invited is answered
+// (Invalid), and nothing should be created.
+func (s *Service) Check(ctx context.Context, fromID int64, names []string, seats int) ([]string, error) {
+	if seats >= 2 && len(names) > seats-1 {
+		return nil, apperr.E(apperr.Invalid, "A table of %d seats has room for %d invited players.", seats, seats-1)
+	}
+	var out []string
+	for _, name := range names {
+		to, err := s.store.UserByName(ctx, name)
+		if errors.Is(err, db.ErrNotFound) || (err == nil && (to.Guest || !to.Active())) {
+			return nil, apperr.E(apperr.Invalid, "There is no player called %s.", name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if to.ID == fromID {
+			return nil, apperr.E(apperr.Invalid, "You sit at your table already: invite the others.")
+		}
+		rel, err := s.store.RelationOf(ctx, fromID, to.ID)
+		if err != nil {
+			return nil, err
+		}
+		if rel.BlockedBy {
+			return nil, apperr.E(apperr.Invalid, "%s does not accept invitations from you.", to.Username)
+		}
+		out = append(out, to.Username)
+	}
+	return out, nil
 }
 
 // Pending lists the invitations waiting for a player's answer.

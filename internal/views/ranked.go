@@ -30,6 +30,8 @@ type ProfileView struct {
 // RelationView is whether the viewer follows or blocks a player.
 type RelationView struct {
 	Follows, Blocks bool
+	// BlockedBy: the player blocks the viewer.
+	BlockedBy bool
 }
 
 // RecentGame is a finished game on a profile.
