@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -22,8 +23,10 @@ func TestBrowserCatchesUpWhenTheStreamDrops(t *testing.T) {
 	// until the human's turn; either way the table waits for the human.
 	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", id), map[string]any{"level": "heuristic"})
 	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", id), map[string]any{"level": "heuristic"})
+	// The bots move in the background; on a busy machine that takes a
+	// while, so the wait is by the clock, not by a number of reads.
 	var view map[string]any
-	for range 500 {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		_, view = api.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", id), nil)
 		if view["your_turn"] == true {
 			break
