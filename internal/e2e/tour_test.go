@@ -104,6 +104,14 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 	if _, err := s.App.People.Follow(context.Background(), api.ID, "Chatty"); err != nil {
 		t.Fatal(err)
 	}
+	// Chatty sits at the tourist's open table and says something there (a
+	// new message on the tourist's lists), and invites the tourist to a
+	// table of his (an invitation on them and on the badge).
+	chatty.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", open), nil)
+	chatty.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", open), map[string]any{"text": "ready when you are"})
+	if st, body := chatty.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "live", "turn_seconds": 60, "invite": []string{"Tourist"}}); st != http.StatusCreated {
+		t.Fatalf("Chatty's table with an invitation: %d %v", st, body)
+	}
 
 	ctx := newUser(t, newBrowser(t))
 	ce := watchConsole(t, ctx)
@@ -147,7 +155,7 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 		chromedp.WaitVisible(byTestID("welcome")),
 	)
 	for _, p := range []struct{ name, path string }{
-		{"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
+		{"home-member", "/"}, {"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
 		{"ranked", "/ranked"}, {"lobby-creator", fmt.Sprintf("/games/%d", open)},
 		{"table-player", fmt.Sprintf("/games/%d", played)},
 		{"following", "/following"}, {"profile-other", "/u/Chatty"}, {"admin", "/admin"}, {"admin-log", "/admin/log"},
