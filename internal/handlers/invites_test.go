@@ -195,6 +195,13 @@ func TestCreateATableInvitingByName(t *testing.T) {
 	if !ok || link != "/games/new?invite=Ida" {
 		t.Fatalf("the profile's invite link: %q", link)
 	}
+	// And from the Following list.
+	if _, err := s.App.People.Follow(ctx, hal.ID, "Ida"); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := hc.Get("/following").Doc().Find(`[data-testid="followed-invite"]`).Attr("href"); l != link {
+		t.Errorf("the Following list's invite link: %q", l)
+	}
 	form := hc.Get(link)
 	if v, _ := form.Doc().Find(`[data-testid="input-invite"]`).Attr("value"); v != "Ida" {
 		t.Errorf("the form's names: %q", v)
