@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // Moderation actions, as the log names them.
@@ -195,6 +197,35 @@ type Report struct {
 	Reporters  string     `db:"reporters"`
 	Silenced   *time.Time `db:"silenced_until"`
 	DisabledAt *time.Time `db:"disabled_at"`
+}
+
+// ChatAround reads, for each of some messages, the conversation around it:
+// up to n messages before it and n after it in its game's channel, and the
+// message itself, oldest first.
+func (s *Store) ChatAround(ctx context.Context, messageIDs []int64, n int) (map[int64][]ChatMessage, error) {
+	var rows []struct {
+		Around int64 `db:"around"`
+		ChatMessage
+	}
+	err := sel(ctx, s.DB, &rows, `
+		SELECT r.id AS around, `+chatColumns+`
+		FROM unnest($1::bigint[]) AS r (id)
+		JOIN chat_messages t ON t.id = r.id
+		JOIN LATERAL (
+			(SELECT * FROM chat_messages b WHERE b.game_id = t.game_id AND b.channel = t.channel AND b.id < t.id ORDER BY b.id DESC LIMIT $2)
+			UNION ALL SELECT t.*
+			UNION ALL (SELECT * FROM chat_messages a WHERE a.game_id = t.game_id AND a.channel = t.channel AND a.id > t.id ORDER BY a.id LIMIT $2)
+		) m ON true
+		JOIN users u ON u.id = m.user_id
+		ORDER BY r.id, m.id`, pq.Array(messageIDs), n)
+	if err != nil {
+		return nil, fmt.Errorf("db: chat around: %w", err)
+	}
+	out := map[int64][]ChatMessage{}
+	for _, r := range rows {
+		out[r.Around] = append(out[r.Around], r.ChatMessage)
+	}
+	return out, nil
 }
 
 // OpenReports lists reported messages whose reports are not resolved,

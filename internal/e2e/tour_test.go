@@ -96,6 +96,7 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 	chatty := s.APIFor("Chatty")
 	_, m := chatty.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", finished), map[string]any{"text": "a <i>fine</i> game"})
 	msg := int64(m["id"].(float64))
+	chatty.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", finished), map[string]any{"text": "and a second line"})
 	critic := s.Client().Register("Critic")
 	critic.PostForm(fmt.Sprintf("/chat/%d/report", msg), url.Values{"reason": {"test report"}})
 	if err := s.App.Moderation.Grant(context.Background(), "Tourist", true); err != nil {

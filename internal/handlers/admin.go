@@ -37,6 +37,14 @@ func (s *Server) renderAdmin(c echo.Context, status int, f views.Form) error {
 		}
 		v.Silences = append(v.Silences, views.Choice{Value: strconv.Itoa(h), Label: label})
 	}
+	ids := make([]int64, len(rs))
+	for i, r := range rs {
+		ids[i] = r.MessageID
+	}
+	around, err := s.mod.Conversations(ctx, *currentUser(c), ids)
+	if err != nil {
+		return err
+	}
 	for _, r := range rs {
 		row := views.ReportRow{MessageID: r.MessageID, GameID: r.GameID, GameURL: fmt.Sprintf("/games/%d", r.GameID), Author: r.Author,
 			Body: r.Body, SaidAt: i18n.DateTime(lang, r.SaidAt), Hidden: r.HiddenAt != nil, Reports: r.Reports, Reasons: r.Reasons, Reporters: r.Reporters}
@@ -50,6 +58,9 @@ func (s *Server) renderAdmin(c echo.Context, status int, f views.Form) error {
 			row.AuthorState = tr(c, "disabled")
 		case r.Silenced != nil && now.Before(*r.Silenced):
 			row.AuthorState = tr(c, "silenced")
+		}
+		for _, m := range around[r.MessageID] {
+			row.Around = append(row.Around, views.ContextLine{Author: views.PlayerName(ctx, m.Author), Body: m.Body, Reported: m.ID == r.MessageID, Hidden: m.HiddenAt != nil})
 		}
 		v.Reports = append(v.Reports, row)
 	}

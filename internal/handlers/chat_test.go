@@ -225,6 +225,21 @@ func TestTableChatAndModeration(t *testing.T) {
 	if admin.Status != http.StatusOK || !strings.Contains(admin.TestID("report-row"), "shouting") || admin.TestID("report-body") != "gg <b>bold</b> <script>alert(1)</script>" {
 		t.Fatalf("the reports page: %d %q", admin.Status, admin.TestID("report-row"))
 	}
+	// The conversation around the reported message, by hand: it was the
+	// first in the players' chat; Jon's next three follow; the spectators'
+	// words are not part of it.
+	var context []string
+	admin.Doc().Find(`[data-testid="report-context"] [data-testid="context-line"]`).Each(func(i int, l *goquery.Selection) {
+		line := strings.Join(strings.Fields(l.Text()), " ")
+		if l.HasClass("reported") {
+			line = "> " + line
+		}
+		context = append(context, line)
+	})
+	wantContext := []string{"> Hal: gg <b>bold</b> <script>alert(1)</script>", "Jon: " + strings.Repeat("a", 300), "Jon: message 2", "Jon: message 3"}
+	if fmt.Sprint(context) != fmt.Sprint(wantContext) {
+		t.Errorf("the conversation around the report:\n%q\nwant\n%q", context, wantContext)
+	}
 	res = mc.PostForm("/admin/messages/"+halMsg+"/hide", url.Values{})
 	if res.Status != http.StatusSeeOther {
 		t.Fatalf("hide: %d", res.Status)

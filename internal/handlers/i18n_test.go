@@ -103,6 +103,7 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 	finished, _ := finishWithBot(t, s, ann, bob)
 	_, said := ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", finished), map[string]any{"text": "gg"})
 	msg := int64(said["id"].(float64))
+	bob.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", finished), map[string]any{"text": "well played"})
 	_, g := ann.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 2, "pace": "correspondence", "turn_seconds": 86400})
 	playing := int64(g["id"].(float64))
 	ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", playing), map[string]any{"level": "heuristic"})
@@ -168,8 +169,13 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 			if err := s.App.Moderation.Grant(context.Background(), name, true); err != nil {
 				t.Fatal(err)
 			}
+			c.PostForm(fmt.Sprintf("/chat/%d/report", msg), url.Values{"reason": {"rude"}})
 			for _, path := range []string{"/admin", "/admin/log", fmt.Sprintf("/chat/%d/report", msg)} {
-				check(path, c.Get(path))
+				res := c.Get(path)
+				if path == "/admin" && !res.Has("report-context") {
+					t.Error("the moderators' page shows no report with its conversation")
+				}
+				check(path, res)
 			}
 			check("long report", c.PostForm(fmt.Sprintf("/chat/%d/report", msg), url.Values{"reason": {strings.Repeat("x", 201)}}))
 			check("act on nobody", c.PostForm("/admin/users", url.Values{"name": {"nobody-here"}, "action": {"disable"}}))

@@ -25,6 +25,7 @@ type Store interface {
 	Silence(ctx context.Context, admin, userID int64, until *time.Time, note string, at time.Time) error
 	Disable(ctx context.Context, admin, userID int64, disable bool, note string, at time.Time) ([]string, error)
 	OpenReports(ctx context.Context, limit int) ([]db.Report, error)
+	ChatAround(ctx context.Context, messageIDs []int64, n int) (map[int64][]db.ChatMessage, error)
 	ModerationLog(ctx context.Context, limit int) ([]db.ModEntry, error)
 }
 
@@ -73,6 +74,23 @@ func (s *Service) Reports(ctx context.Context, admin db.User) ([]db.Report, erro
 		return nil, err
 	}
 	return s.store.OpenReports(ctx, 200)
+}
+
+// Around is how many messages before and after a reported one the
+// moderators read with it.
+const Around = 3
+
+// Conversations returns, for each reported message, the conversation
+// around it (Around messages either side in its channel), so that a
+// moderator judges it in its context.
+func (s *Service) Conversations(ctx context.Context, admin db.User, messageIDs []int64) (map[int64][]db.ChatMessage, error) {
+	if err := check(admin); err != nil {
+		return nil, err
+	}
+	if len(messageIDs) == 0 {
+		return map[int64][]db.ChatMessage{}, nil
+	}
+	return s.store.ChatAround(ctx, messageIDs, Around)
 }
 
 // Log lists the latest moderation actions.

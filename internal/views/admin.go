@@ -24,6 +24,17 @@ type ReportRow struct {
 	Reporters string
 	// AuthorState says whether the author is silenced or disabled.
 	AuthorState string
+	// Around is the conversation the message was said in.
+	Around []ContextLine
+}
+
+// ContextLine is a message of the conversation around a reported one.
+type ContextLine struct {
+	Author string
+	Body   string
+	// Reported: the message the report is about.
+	Reported bool
+	Hidden   bool
 }
 
 // ModLogView is the moderation log.
