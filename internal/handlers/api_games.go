@@ -226,12 +226,14 @@ func (s *Server) apiCreateGame(c echo.Context) error {
 		return apperr.E(apperr.Invalid, "The body is not a JSON object of game options.")
 	}
 	id, _, refused, err := s.createAndInvite(c.Request().Context(), apiUser(c).ID, in.CreateInput, invites.Names(strings.Join(in.Invite, ",")))
-	if refused != nil {
-		return refused
-	}
 	if err != nil {
 		return err
 	}
+	if refused != nil && id == 0 {
+		return refused
+	}
+	// An invitation refused once the table exists (the hourly limit)
+	// leaves the table: it is answered as created.
 	return s.apiShow(c, id, http.StatusCreated)
 }
 

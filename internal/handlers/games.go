@@ -126,19 +126,26 @@ func (s *Server) createGame(c echo.Context) error {
 	if apperr.CodeOf(err) == apperr.Internal && err != nil {
 		return err
 	}
-	if err != nil || refused != nil {
+	if err != nil || (refused != nil && id == 0) {
 		status := statusOf(apperr.CodeOf(errors.Join(err, refused)))
 		return render(c, status, views.NewGamePage(s.page(c, tr(c, "Create a game")), newGameView(c, in, invite, err, refused)))
 	}
 	if len(invited) > 0 {
 		s.setFlash(c, "ok", trn(c, "{{.Names}} is invited: the invitation waits on their start page.", "{{.Names}} are invited: the invitation waits on their start pages.", len(invited), "Names", strings.Join(invited, ", ")))
 	}
+	if refused != nil {
+		// The table stands; a name refused since the check is said.
+		s.setFlash(c, "error", messageOf(ctx, refused))
+	}
 	return redirect(c, fmt.Sprintf("/games/%d", id))
 }
 
 // createAndInvite checks the names, creates the table and invites them (the
 // page and the API share it). refused answers a name that may not be
-// invited, and then nothing is created; err, the table's own options.
+// invited, and then nothing is created (id 0); err, the table's own
+// options. An invitation refused once the table exists (too many sent
+// lately, a block made meanwhile) leaves the table, with its reason in
+// refused.
 func (s *Server) createAndInvite(ctx context.Context, userID int64, in games.CreateInput, names []string) (id int64, invitedNames []string, refused, err error) {
 	// Both are answered at once: the options' mistakes and a refused name.
 	optionsErr := in.Validate().Err()
@@ -158,13 +165,15 @@ func (s *Server) createAndInvite(ctx context.Context, userID int64, in games.Cre
 	}
 	for _, n := range names {
 		if err := s.invites.Invite(ctx, userID, id, n); err != nil {
-			// Checked a moment ago: only a change since (a block, an
-			// account closed) refuses it; the table stands.
+			if apperr.CodeOf(err) == apperr.Internal {
+				return id, invitedNames, nil, err
+			}
+			refused = err
 			continue
 		}
 		invitedNames = append(invitedNames, n)
 	}
-	return id, invitedNames, nil, nil
+	return id, invitedNames, refused, nil
 }
 
 // board loads a game in one read and builds the viewer's view model.

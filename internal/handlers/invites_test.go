@@ -272,3 +272,43 @@ func TestCreateATableInvitingByName(t *testing.T) {
 		t.Error("the profile of someone who blocks you offers to invite them")
 	}
 }
+
+// Invitations reach other people's pages and mail, so an account sends at
+// most 30 an hour (counted in Postgres); one refused as already standing
+// does not count; the limit is answered with when to try again.
+func TestInvitationsAreRateLimited(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	hal, ida := s.APIFor("Hal"), s.APIFor("Ida")
+	s.APIFor("Jon")
+	s.APIFor("Kim")
+	s.APIFor("Lee")
+	_, g := hal.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "live", "turn_seconds": 60})
+	id := int64(g["id"].(float64))
+	path := fmt.Sprintf("/api/v1/games/%d/invites", id)
+	invite := func(name string) (int, map[string]any) { return hal.Do(http.MethodPost, path, map[string]any{"username": name}) }
+	for n := 1; n <= 28; n++ {
+		if st, body := invite("Ida"); st != http.StatusOK {
+			t.Fatalf("invitation %d: %d %v", n, st, body)
+		}
+		_, invs := ida.Do(http.MethodGet, "/api/v1/invites", nil)
+		inv := invs["invitations"].([]any)[0].(map[string]any)
+		ida.Do(http.MethodPost, fmt.Sprintf("/api/v1/invites/%d/decline", int64(inv["id"].(float64))), nil)
+	}
+	if st, body := invite("Jon"); st != http.StatusOK { // the 29th
+		t.Fatalf("29th: %d %v", st, body)
+	}
+	if st, body := invite("Jon"); st != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(body), "invited already") {
+		t.Fatalf("Jon again: %d %v", st, body)
+	}
+	if st, body := invite("Kim"); st != http.StatusOK { // the 30th: the repeat did not count
+		t.Fatalf("30th: %d %v", st, body)
+	}
+	st, body := invite("Lee")
+	if st != http.StatusTooManyRequests || !strings.Contains(fmt.Sprint(body), "at most 30 an hour. Try again in 60 minutes.") {
+		t.Fatalf("31st: %d %v", st, body)
+	}
+	s.Clock.Advance(61 * time.Minute)
+	if st, body := invite("Lee"); st != http.StatusOK {
+		t.Errorf("an hour later: %d %v", st, body)
+	}
+}

@@ -9,6 +9,7 @@ package invites
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -25,6 +26,12 @@ const (
 	CorrespondenceFor = 3 * 24 * time.Hour
 )
 
+// How many invitations an account may send in a window.
+const (
+	RateLimit  = 30
+	RateWindow = time.Hour
+)
+
 // Store is what the service needs of the database.
 type Store interface {
 	UserByName(ctx context.Context, name string) (db.User, error)
@@ -36,6 +43,8 @@ type Store interface {
 	RecentOpponents(ctx context.Context, userID int64, limit int) ([]string, error)
 	FollowedNames(ctx context.Context, userID int64, limit int) ([]string, error)
 	RelationOf(ctx context.Context, me, other int64) (db.Relation, error)
+	CountAttempt(ctx context.Context, key string, limit int, now, expired time.Time) (db.Attempt, error)
+	UncountAttempt(ctx context.Context, a db.Attempt) error
 }
 
 // Service invites players by name.
@@ -87,12 +96,26 @@ func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string)
 		return apperr.E(apperr.Invalid, "%s does not accept invitations from you.", to.Username)
 	}
 	now := s.clock.Now()
+	// Invitations reach other people (by mail, too): an account sends at
+	// most RateLimit an hour, counted in Postgres across instances.
+	a, err := s.store.CountAttempt(ctx, "invite:"+strconv.FormatInt(fromID, 10), RateLimit, now, now.Add(-RateWindow))
+	if err != nil {
+		return err
+	}
+	if a.Count > RateLimit {
+		wait := max(a.WindowFrom.Add(RateWindow).Sub(now), time.Minute)
+		return apperr.E(apperr.TooMany, "You have sent too many invitations: at most %d an hour. Try again in %d minutes.", RateLimit, int(wait.Round(time.Minute)/time.Minute))
+	}
 	expires, mail := now.Add(LiveFor), false
 	if st.Game.Pace == games.Correspondence {
 		expires, mail = now.Add(CorrespondenceFor), true
 	}
 	_, err = s.store.CreateInvite(ctx, gameID, fromID, to.ID, now, expires, mail)
 	if errors.Is(err, db.ErrInvited) {
+		// Nothing was sent: the attempt does not count.
+		if err := s.store.UncountAttempt(ctx, a); err != nil {
+			return err
+		}
 		return apperr.E(apperr.Invalid, "%s is invited already.", to.Username)
 	}
 	return err
