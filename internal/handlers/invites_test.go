@@ -285,7 +285,9 @@ func TestInvitationsAreRateLimited(t *testing.T) {
 	_, g := hal.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "live", "turn_seconds": 60})
 	id := int64(g["id"].(float64))
 	path := fmt.Sprintf("/api/v1/games/%d/invites", id)
-	invite := func(name string) (int, map[string]any) { return hal.Do(http.MethodPost, path, map[string]any{"username": name}) }
+	invite := func(name string) (int, map[string]any) {
+		return hal.Do(http.MethodPost, path, map[string]any{"username": name})
+	}
 	for n := 1; n <= 28; n++ {
 		if st, body := invite("Ida"); st != http.StatusOK {
 			t.Fatalf("invitation %d: %d %v", n, st, body)
