@@ -30,7 +30,9 @@ func createWithBots(t *testing.T, ctx context.Context, base string, seats int, l
 		chromedp.WaitVisible(byTestID("lobby")),
 	)
 	for i := 1; i < seats; i++ {
-		do(t, ctx, chromedp.SetValue(byTestID("bot-level"), level))
+		// Set in the page in one step: the stream may swap the lobby in
+		// between a node's lookup and its use (chromedp's SetValue).
+		get(t, ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const s = document.querySelector('[data-testid="bot-level"]'); if (s) s.value = %q; return !!s; })()`, level)))
 		click(t, ctx, byTestID("add-bot"))
 		want := i + 1
 		get(t, ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelectorAll('[data-testid="lobby-seat"]').length >= %d || !!document.querySelector('[data-testid="active-card"]')`, want),
