@@ -228,15 +228,35 @@ func (t *Tx) NumberSeats(ctx context.Context, gameID int64) error {
 
 // StartGame marks a game as playing.
 func (t *Tx) StartGame(ctx context.Context, gameID int64, seats int, at time.Time) error {
-	return exec(ctx, t.tx, "start game", `
+	if err := exec(ctx, t.tx, "start game", `
 		UPDATE games SET status = 'playing', seats = $2, options = jsonb_set(options, '{players}', to_jsonb($2::int)),
 			started_at = $3, updated_at = $3
-		WHERE id = $1`, gameID, seats, at)
+		WHERE id = $1`, gameID, seats, at); err != nil {
+		return err
+	}
+	return t.noteInvitees(ctx, gameID)
 }
 
 // CancelGame marks an open game cancelled (its last player left).
 func (t *Tx) CancelGame(ctx context.Context, gameID int64, at time.Time) error {
-	return exec(ctx, t.tx, "cancel game", `UPDATE games SET status = 'cancelled', updated_at = $2 WHERE id = $1`, gameID, at)
+	if err := exec(ctx, t.tx, "cancel game", `UPDATE games SET status = 'cancelled', updated_at = $2 WHERE id = $1`, gameID, at); err != nil {
+		return err
+	}
+	return t.noteInvitees(ctx, gameID)
+}
+
+// noteInvitees tells the people with an open invitation to a table that
+// no longer looks for players that their invitations changed (their badge
+// stops counting it once this commits).
+func (t *Tx) noteInvitees(ctx context.Context, gameID int64) error {
+	var to []int64
+	if err := sel(ctx, t.tx, &to, `SELECT to_user FROM invites WHERE game_id = $1 AND status = 'open'`, gameID); err != nil {
+		return fmt.Errorf("db: invitees of game %d: %w", gameID, err)
+	}
+	for _, u := range to {
+		t.notes = append(t.notes, note{InviteChannel, fmt.Sprint(u)})
+	}
+	return nil
 }
 
 // GameState is what changes in a game row with each move.

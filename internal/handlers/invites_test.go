@@ -160,6 +160,21 @@ func TestInvitationComesToTheBadgeLive(t *testing.T) {
 	if page := ic.Get("/settings"); page.TestID("nav-my-turn") != "0" {
 		t.Errorf("the badge after declining: %q", page.TestID("nav-my-turn"))
 	}
+
+	// Invited again, and the table is cancelled: the badge hears of it at
+	// once (the stream's context ends long before the 30-second pass).
+	if st, body := host.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/invites", id), map[string]any{"username": "Ida"}); st != http.StatusOK {
+		t.Fatalf("invite again: %d %v", st, body)
+	}
+	if ev := events.Next(t, "turn"); !strings.Contains(ev, `"invites":1`) {
+		t.Errorf("after the second invitation the stream says %s", ev)
+	}
+	if st, body := host.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/leave", id), nil); st != http.StatusOK {
+		t.Fatalf("the host leaves: %d %v", st, body)
+	}
+	if ev := events.Next(t, "turn"); !strings.Contains(ev, `"invites":0`) {
+		t.Errorf("after the table was cancelled the stream says %s", ev)
+	}
 }
 
 // Creating a table with players to invite: the names typed on the form
