@@ -225,16 +225,16 @@ func (s *Server) apiCreateGame(c echo.Context) error {
 	if err := c.Bind(&in); err != nil {
 		return apperr.E(apperr.Invalid, "The body is not a JSON object of game options.")
 	}
-	id, _, refused, err := s.createAndInvite(c.Request().Context(), apiUser(c).ID, in.CreateInput, invites.Names(strings.Join(in.Invite, ",")))
+	t, err := s.invites.CreateTable(c.Request().Context(), apiUser(c).ID, in.CreateInput, invites.Names(strings.Join(in.Invite, ",")))
 	if err != nil {
 		return err
 	}
-	if refused != nil && id == 0 {
-		return refused
+	if t.ID == 0 {
+		return t.Refused
 	}
 	// An invitation refused once the table exists (the hourly limit)
 	// leaves the table: it is answered as created.
-	return s.apiShow(c, id, http.StatusCreated)
+	return s.apiShow(c, t.ID, http.StatusCreated)
 }
 
 func (s *Server) apiShow(c echo.Context, id int64, status int) error {

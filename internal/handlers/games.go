@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -122,58 +121,22 @@ func (s *Server) createGame(c echo.Context) error {
 	}
 	ctx, u := c.Request().Context(), currentUser(c)
 	invite := c.FormValue("invite")
-	id, invited, refused, err := s.createAndInvite(ctx, u.ID, in, invites.Names(invite))
-	if apperr.CodeOf(err) == apperr.Internal && err != nil {
+	t, err := s.invites.CreateTable(ctx, u.ID, in, invites.Names(invite))
+	if err != nil && apperr.CodeOf(err) == apperr.Internal {
 		return err
 	}
-	if err != nil || (refused != nil && id == 0) {
-		status := statusOf(apperr.CodeOf(errors.Join(err, refused)))
-		return render(c, status, views.NewGamePage(s.page(c, tr(c, "Create a game")), newGameView(c, in, invite, err, refused)))
+	if err != nil || t.ID == 0 {
+		status := statusOf(apperr.CodeOf(errors.Join(err, t.Refused)))
+		return render(c, status, views.NewGamePage(s.page(c, tr(c, "Create a game")), newGameView(c, in, invite, err, t.Refused)))
 	}
-	if len(invited) > 0 {
-		s.setFlash(c, "ok", trn(c, "{{.Names}} is invited: the invitation waits on their start page.", "{{.Names}} are invited: the invitation waits on their start pages.", len(invited), "Names", strings.Join(invited, ", ")))
-	}
-	if refused != nil {
+	switch {
+	case t.Refused != nil:
 		// The table stands; a name refused since the check is said.
-		s.setFlash(c, "error", messageOf(ctx, refused))
+		s.setFlash(c, "error", messageOf(ctx, t.Refused))
+	case len(t.Invited) > 0:
+		s.setFlash(c, "ok", trn(c, "{{.Names}} is invited: the invitation waits on their start page.", "{{.Names}} are invited: the invitation waits on their start pages.", len(t.Invited), "Names", strings.Join(t.Invited, ", ")))
 	}
-	return redirect(c, fmt.Sprintf("/games/%d", id))
-}
-
-// createAndInvite checks the names, creates the table and invites them (the
-// page and the API share it). refused answers a name that may not be
-// invited, and then nothing is created (id 0); err, the table's own
-// options. An invitation refused once the table exists (too many sent
-// lately, a block made meanwhile) leaves the table, with its reason in
-// refused.
-func (s *Server) createAndInvite(ctx context.Context, userID int64, in games.CreateInput, names []string) (id int64, invitedNames []string, refused, err error) {
-	// Both are answered at once: the options' mistakes and a refused name.
-	optionsErr := in.Validate().Err()
-	names, err = s.invites.Check(ctx, userID, names, in.Seats)
-	if err != nil {
-		if apperr.CodeOf(err) == apperr.Internal {
-			return 0, nil, nil, err
-		}
-		return 0, nil, err, optionsErr
-	}
-	if optionsErr != nil {
-		return 0, nil, nil, optionsErr
-	}
-	id, err = s.games.Create(ctx, userID, in)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	for _, n := range names {
-		if err := s.invites.Invite(ctx, userID, id, n); err != nil {
-			if apperr.CodeOf(err) == apperr.Internal {
-				return id, invitedNames, nil, err
-			}
-			refused = err
-			continue
-		}
-		invitedNames = append(invitedNames, n)
-	}
-	return id, invitedNames, refused, nil
+	return redirect(c, fmt.Sprintf("/games/%d", t.ID))
 }
 
 // board loads a game in one read and builds the viewer's view model.

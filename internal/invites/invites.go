@@ -167,6 +167,50 @@ func (s *Service) Check(ctx context.Context, fromID int64, names []string, seats
 	return out, nil
 }
 
+// Table is a table created with invitations: its id (0 when a name was
+// refused before it was made), who was invited, and the reason a name was
+// refused.
+type Table struct {
+	ID      int64
+	Invited []string
+	Refused error
+}
+
+// CreateTable checks the names, creates the table and invites them. A name
+// that may not be invited is answered in Refused and nothing is created;
+// the options' own mistakes come as the error, with Refused too, so both
+// are answered at once. An invitation refused once the table exists (too
+// many sent lately, a block made meanwhile) leaves the table, with its
+// reason in Refused.
+func (s *Service) CreateTable(ctx context.Context, fromID int64, in games.CreateInput, names []string) (Table, error) {
+	optionsErr := in.Validate().Err()
+	names, err := s.Check(ctx, fromID, names, in.Seats)
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return Table{}, err
+		}
+		return Table{Refused: err}, optionsErr
+	}
+	if optionsErr != nil {
+		return Table{}, optionsErr
+	}
+	t := Table{}
+	if t.ID, err = s.games.Create(ctx, fromID, in); err != nil {
+		return Table{}, err
+	}
+	for _, n := range names {
+		if err := s.Invite(ctx, fromID, t.ID, n); err != nil {
+			if apperr.CodeOf(err) == apperr.Internal {
+				return t, err
+			}
+			t.Refused = err
+			continue
+		}
+		t.Invited = append(t.Invited, n)
+	}
+	return t, nil
+}
+
 // Pending lists the invitations waiting for a player's answer.
 func (s *Service) Pending(ctx context.Context, userID int64) ([]db.Invite, error) {
 	return s.store.InvitesTo(ctx, userID, s.clock.Now())
