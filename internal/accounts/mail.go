@@ -172,6 +172,7 @@ type NotificationsInput struct {
 	Reminder   bool   `form:"mail_reminder"`
 	GameOver   bool   `form:"mail_game_over"`
 	TimedOut   bool   `form:"mail_timed_out"`
+	Invite     bool   `form:"mail_invite"`
 	TurnDigest bool   `form:"turn_digest"`
 	DigestHour int    `form:"digest_hour"`
 	TimeZone   string `form:"time_zone"`
@@ -192,7 +193,7 @@ func (s *Service) SetMailSettings(ctx context.Context, userID int64, in Notifica
 	}
 	err := s.mail.SetMailSettings(ctx, userID, db.MailSettings{
 		TimeZone: in.TimeZone, YourTurn: in.YourTurn, Reminder: in.Reminder, GameOver: in.GameOver,
-		TimedOut: in.TimedOut, TurnDigest: in.TurnDigest, DigestHour: in.DigestHour,
+		TimedOut: in.TimedOut, Invite: in.Invite, TurnDigest: in.TurnDigest, DigestHour: in.DigestHour,
 	})
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not save the settings")

@@ -167,6 +167,7 @@ type MailSettings struct {
 	Reminder   bool   `db:"mail_reminder"`
 	GameOver   bool   `db:"mail_game_over"`
 	TimedOut   bool   `db:"mail_timed_out"`
+	Invite     bool   `db:"mail_invite"`
 	TurnDigest bool   `db:"turn_digest"`
 	DigestHour int    `db:"digest_hour"`
 }
@@ -191,7 +192,7 @@ func (s *Store) Recipient(ctx context.Context, userID int64) (Recipient, error) 
 	var r Recipient
 	err := get(ctx, s.DB, &r, `
 		SELECT id, username, email, email_verified_at, pending_email, password_hash, vacation_until, lang, time_zone, mail_your_turn,
-			mail_reminder, mail_game_over, mail_timed_out, turn_digest, digest_hour
+			mail_reminder, mail_game_over, mail_timed_out, mail_invite, turn_digest, digest_hour
 		FROM users WHERE id = $1 AND deleted_at IS NULL AND disabled_at IS NULL`, userID)
 	if err != nil {
 		return Recipient{}, fmt.Errorf("db: recipient %d: %w", userID, notFound(err))
@@ -203,13 +204,13 @@ func (s *Store) Recipient(ctx context.Context, userID int64) (Recipient, error) 
 func (s *Store) SetMailSettings(ctx context.Context, userID int64, m MailSettings) error {
 	return exec(ctx, s.DB, "set mail settings", `
 		UPDATE users SET time_zone = $2, mail_your_turn = $3, mail_reminder = $4, mail_game_over = $5,
-			mail_timed_out = $6, turn_digest = $7, digest_hour = $8 WHERE id = $1`,
-		userID, m.TimeZone, m.YourTurn, m.Reminder, m.GameOver, m.TimedOut, m.TurnDigest, m.DigestHour)
+			mail_timed_out = $6, turn_digest = $7, digest_hour = $8, mail_invite = $9 WHERE id = $1`,
+		userID, m.TimeZone, m.YourTurn, m.Reminder, m.GameOver, m.TimedOut, m.TurnDigest, m.DigestHour, m.Invite)
 }
 
 // SetMailKind turns one kind of mail off (the unsubscribe link).
 func (s *Store) SetMailKind(ctx context.Context, userID int64, kind string, on bool) error {
-	col := map[string]string{MailYourTurn: "mail_your_turn", MailReminder: "mail_reminder", MailGameOver: "mail_game_over", MailTimedOut: "mail_timed_out"}[kind]
+	col := map[string]string{MailYourTurn: "mail_your_turn", MailReminder: "mail_reminder", MailGameOver: "mail_game_over", MailTimedOut: "mail_timed_out", MailInvite: "mail_invite"}[kind]
 	if col == "" {
 		return fmt.Errorf("db: no setting for mail kind %q", kind)
 	}

@@ -706,6 +706,54 @@ func TestUnsubscribeOneClick(t *testing.T) {
 	}
 }
 
+// An invitation mail can be turned off like the other notifications: its
+// one-click link turns off invitations only, the settings page shows it,
+// and the next invitation to a correspondence table is not mailed (it still
+// waits on the start page).
+func TestInvitationMailsFollowTheSetting(t *testing.T) {
+	m := newMailSetup(t)
+	host, guest := m.players[0], m.players[1]
+	invite := func() int64 {
+		t.Helper()
+		_, g := host.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "correspondence", "turn_seconds": 86400, "invite": []string{guest.Name}})
+		if g["id"] == nil {
+			t.Fatalf("create with an invitation: %v", g)
+		}
+		m.send(t)
+		return int64(g["id"].(float64))
+	}
+	before := len(m.smtp.To(addr(guest)))
+	invite()
+	got := m.smtp.To(addr(guest))
+	if len(got) != before+1 || !strings.Contains(got[len(got)-1].Header("Subject"), "invitation") {
+		t.Fatalf("the invitation mail: %d new", len(got)-before)
+	}
+	lu := strings.Trim(got[len(got)-1].Header("List-Unsubscribe"), "<>")
+	if !strings.Contains(lu, "k=invite") {
+		t.Fatalf("the invitation mail's unsubscribe link: %q", lu)
+	}
+	u, _ := url.Parse(lu)
+	if res := m.s.Client().Do(postTo(m.s.URL + u.RequestURI())); res.Status != http.StatusOK || !res.Has("unsubscribed") {
+		t.Fatalf("one-click unsubscribe: %d", res.Status)
+	}
+	rec, _ := m.s.Store.Recipient(context.Background(), guest.ID)
+	if rec.Invite || !rec.YourTurn {
+		t.Errorf("after unsubscribing from invitations: invite %v, your turn %v", rec.Invite, rec.YourTurn)
+	}
+	c := m.s.Client()
+	c.Login(guest.Name, apptest.Password)
+	if _, checked := c.Get("/settings").Doc().Find(`[data-testid="input-mail_invite"]`).Attr("checked"); checked {
+		t.Error("the settings page still ticks invitation mails")
+	}
+	second := invite()
+	if n := len(m.smtp.To(addr(guest))); n != before+1 {
+		t.Errorf("%d mails after invitations were turned off, want %d", n, before+1)
+	}
+	if home := c.Get("/"); !strings.Contains(home.TestID("invitations"), fmt.Sprintf("game #%d", second)) {
+		t.Errorf("the unmailed invitation is not on the start page: %q", home.TestID("invitations"))
+	}
+}
+
 func TestVacation(t *testing.T) {
 	m := newMailSetup(t)
 	next := m.pass(t, m.game)

@@ -196,6 +196,8 @@ func wanted(m db.MailSettings, kind string) bool {
 		return m.GameOver
 	case db.MailTimedOut:
 		return m.TimedOut
+	case db.MailInvite:
+		return m.Invite
 	}
 	return true
 }
@@ -541,7 +543,7 @@ func (s *Service) invite(r db.Recipient, m db.Mail) (*Message, error) {
 		Lines:   []string{tr(r, "Hello {{.Name}}. A player invites you to their correspondence table, game #{{.ID}}.", "Name", r.Username, "ID", *m.GameID), tr(r, "Accept or decline it on the start page; the invitation stands for three days.")},
 		Actions: []mailLink{{tr(r, "See the invitation"), s.url("/")}},
 	}
-	return s.message(r, "", tr(r, "An invitation to No Thanks! game #{{.ID}}", "ID", *m.GameID), v), nil
+	return s.message(r, db.MailInvite, tr(r, "An invitation to No Thanks! game #{{.ID}}", "ID", *m.GameID), v), nil
 }
 
 // VerifyURL is the signed link that verifies an address for a user.
