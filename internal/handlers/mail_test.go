@@ -728,6 +728,9 @@ func TestInvitationMailsFollowTheSetting(t *testing.T) {
 	if len(got) != before+1 || !strings.Contains(got[len(got)-1].Header("Subject"), "invitation") {
 		t.Fatalf("the invitation mail: %d new", len(got)-before)
 	}
+	if text := got[len(got)-1].Parts()["text/plain"]; !strings.Contains(text, host.Name+" invites you to their correspondence table") {
+		t.Errorf("the invitation mail does not name who invites:\n%s", text)
+	}
 	lu := strings.Trim(got[len(got)-1].Header("List-Unsubscribe"), "<>")
 	if !strings.Contains(lu, "k=invite") {
 		t.Fatalf("the invitation mail's unsubscribe link: %q", lu)

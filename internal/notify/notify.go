@@ -140,7 +140,7 @@ func (s *Service) handle(ctx context.Context, group []db.Mail) (int, error) {
 	case db.MailRankedMatch:
 		msg, err = s.rankedMatch(ctx, r, m)
 	case db.MailInvite:
-		msg, err = s.invite(r, m)
+		msg, err = s.invite(ctx, r, m, now)
 	case db.MailVerifyEmail:
 		if r.EmailVerifiedAt != nil {
 			return skip(group, "verified already")
@@ -537,10 +537,25 @@ func (s *Service) rankedMatch(_ context.Context, r db.Recipient, m db.Mail) (*Me
 }
 
 // invite tells a player someone invited them to a correspondence table.
-func (s *Service) invite(r db.Recipient, m db.Mail) (*Message, error) {
+// invite mails an invitation that still waits for an answer, naming who
+// sent it; one answered, expired or whose table started is not mailed.
+func (s *Service) invite(ctx context.Context, r db.Recipient, m db.Mail, now time.Time) (*Message, error) {
+	invs, err := s.store.InvitesTo(ctx, r.ID, now)
+	if err != nil {
+		return nil, err
+	}
+	from := ""
+	for _, inv := range invs {
+		if inv.GameID == *m.GameID {
+			from = inv.FromName
+		}
+	}
+	if from == "" {
+		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", "no longer waiting", now)
+	}
 	v := mailView{
 		Heading: tr(r, "You are invited to a game"),
-		Lines:   []string{tr(r, "Hello {{.Name}}. A player invites you to their correspondence table, game #{{.ID}}.", "Name", r.Username, "ID", *m.GameID), tr(r, "Accept or decline it on the start page; the invitation stands for three days.")},
+		Lines:   []string{tr(r, "Hello {{.Name}}. {{.From}} invites you to their correspondence table, game #{{.ID}}.", "Name", r.Username, "From", from, "ID", *m.GameID), tr(r, "Accept or decline it on the start page; the invitation stands for three days.")},
 		Actions: []mailLink{{tr(r, "See the invitation"), s.url("/")}},
 	}
 	return s.message(r, db.MailInvite, tr(r, "An invitation to No Thanks! game #{{.ID}}", "ID", *m.GameID), v), nil
