@@ -12,6 +12,7 @@ import (
 	"nothanks/internal/apperr"
 	"nothanks/internal/db"
 	"nothanks/internal/i18n"
+	"nothanks/internal/invites"
 	"nothanks/internal/views"
 )
 
@@ -96,14 +97,7 @@ func (s *Server) fillInvited(ctx context.Context, l *views.LobbyView, gameID int
 		return
 	}
 	for _, inv := range invs {
-		state := "waiting"
-		switch {
-		case inv.Status != "open":
-			state = inv.Status
-		case !now.Before(inv.ExpiresAt):
-			state = "expired"
-		}
-		l.Invited = append(l.Invited, views.RematchAnswer{Name: inv.ToName, State: state})
+		l.Invited = append(l.Invited, views.RematchAnswer{Name: inv.ToName, State: invites.State(inv, now)})
 	}
 }
 
@@ -134,6 +128,24 @@ func (s *Server) apiInvitations(c echo.Context) error {
 	out := make([]map[string]any, len(invs))
 	for i, inv := range invs {
 		out[i] = inviteJSON(inv)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"invitations": out})
+}
+
+// apiTableInvites lists whom a table invited, for its players.
+func (s *Server) apiTableInvites(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	invs, err := s.invites.ForPlayer(c.Request().Context(), apiUser(c).ID, id)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	out := make([]map[string]any, len(invs))
+	for i, inv := range invs {
+		out[i] = map[string]any{"username": inv.ToName, "from": inv.FromName, "state": invites.State(inv, now), "expires_at": inv.ExpiresAt}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"invitations": out})
 }

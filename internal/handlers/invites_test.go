@@ -91,6 +91,20 @@ func TestInviteByName(t *testing.T) {
 	if got := hc.Get(fmt.Sprintf("/games/%d", id)).TestID("invited"); !strings.Contains(got, "Jon (declined)") || !strings.Contains(got, "Ida (accepted)") {
 		t.Errorf("the lobby's invitations: %q", got)
 	}
+	// The same through the API, for the table's players only.
+	_, tableInvites := host.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d/invites", id), nil)
+	states := map[string]any{}
+	for _, i := range tableInvites["invitations"].([]any) {
+		im := i.(map[string]any)
+		states[im["username"].(string)] = im["state"]
+	}
+	if states["Ida"] != "accepted" || states["Jon"] != "declined" || len(states) != 2 {
+		t.Errorf("the table's invitations through the API: %v", tableInvites)
+	}
+	outsider := s.APIFor("Out")
+	if st, body := outsider.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d/invites", id), nil); st != http.StatusNotFound {
+		t.Errorf("someone else asks for a private table's invitations: %d %v", st, body)
+	}
 
 	// From the lobby's form too, with the people Hal has played with offered.
 	s.APIFor("Lou")

@@ -113,6 +113,7 @@ func (s *Server) routes(e *echo.Echo) {
 	api.GET("/games/:id/record", s.apiRecord)
 	api.GET("/games/:id/analysis", s.apiAnalysis)
 	api.POST("/games/:id/invites", s.apiInvite)
+	api.GET("/games/:id/invites", s.apiTableInvites)
 	api.GET("/invites", s.apiInvitations)
 	api.POST("/invites/:id/accept", s.apiAcceptInvite)
 	api.POST("/invites/:id/decline", s.apiDeclineInvite)

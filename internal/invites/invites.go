@@ -221,6 +221,34 @@ func (s *Service) Of(ctx context.Context, gameID int64) ([]db.Invite, error) {
 	return s.store.InvitesFor(ctx, gameID)
 }
 
+// ForPlayer lists a table's invitations for one of its players (only they
+// see whom the table invited).
+func (s *Service) ForPlayer(ctx context.Context, userID, gameID int64) ([]db.Invite, error) {
+	st, err := s.games.State(ctx, gameID)
+	if err != nil {
+		return nil, err
+	}
+	if _, seated := st.SeatOf(&userID); !seated {
+		if !st.CanSee(&userID, "") {
+			return nil, games.ErrNoGame
+		}
+		return nil, apperr.E(apperr.Forbidden, "Only players at this table see whom it invited.")
+	}
+	return s.store.InvitesFor(ctx, gameID)
+}
+
+// State is how an invitation stands at now: waiting, accepted, declined or
+// expired.
+func State(inv db.Invite, now time.Time) string {
+	switch {
+	case inv.Status != "open":
+		return inv.Status
+	case !now.Before(inv.ExpiresAt):
+		return "expired"
+	}
+	return "waiting"
+}
+
 // Suggestions are names to offer when a player invites someone: the
 // people they follow, then those they played with lately.
 func (s *Service) Suggestions(ctx context.Context, userID int64) ([]string, error) {
