@@ -78,22 +78,12 @@ func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string)
 	if len(st.Seats) >= st.Game.Seats {
 		return apperr.E(apperr.Conflict, "This table is full.")
 	}
-	to, err := s.store.UserByName(ctx, name)
-	if errors.Is(err, db.ErrNotFound) || (err == nil && (to.Guest || !to.Active())) {
-		return apperr.E(apperr.Invalid, "There is no player called %s.", name)
-	}
+	to, err := s.invitee(ctx, fromID, name)
 	if err != nil {
 		return err
 	}
 	if _, seated := st.SeatOf(&to.ID); seated {
 		return apperr.E(apperr.Invalid, "%s is at this table already.", to.Username)
-	}
-	rel, err := s.store.RelationOf(ctx, fromID, to.ID)
-	if err != nil {
-		return err
-	}
-	if rel.BlockedBy {
-		return apperr.E(apperr.Invalid, "%s does not accept invitations from you.", to.Username)
 	}
 	now := s.clock.Now()
 	// Invitations reach other people (by mail, too): an account sends at
@@ -145,26 +135,36 @@ func (s *Service) Check(ctx context.Context, fromID int64, names []string, seats
 	}
 	var out []string
 	for _, name := range names {
-		to, err := s.store.UserByName(ctx, name)
-		if errors.Is(err, db.ErrNotFound) || (err == nil && (to.Guest || !to.Active())) {
-			return nil, apperr.E(apperr.Invalid, "There is no player called %s.", name)
-		}
+		to, err := s.invitee(ctx, fromID, name)
 		if err != nil {
 			return nil, err
 		}
 		if to.ID == fromID {
 			return nil, apperr.E(apperr.Invalid, "You sit at your table already: invite the others.")
 		}
-		rel, err := s.store.RelationOf(ctx, fromID, to.ID)
-		if err != nil {
-			return nil, err
-		}
-		if rel.BlockedBy {
-			return nil, apperr.E(apperr.Invalid, "%s does not accept invitations from you.", to.Username)
-		}
 		out = append(out, to.Username)
 	}
 	return out, nil
+}
+
+// invitee finds the account a name invites: a registered, active player
+// who does not block the inviter.
+func (s *Service) invitee(ctx context.Context, fromID int64, name string) (db.User, error) {
+	to, err := s.store.UserByName(ctx, name)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && (to.Guest || !to.Active())) {
+		return db.User{}, apperr.E(apperr.Invalid, "There is no player called %s.", name)
+	}
+	if err != nil {
+		return db.User{}, err
+	}
+	rel, err := s.store.RelationOf(ctx, fromID, to.ID)
+	if err != nil {
+		return db.User{}, err
+	}
+	if rel.BlockedBy {
+		return db.User{}, apperr.E(apperr.Invalid, "%s does not accept invitations from you.", to.Username)
+	}
+	return to, nil
 }
 
 // Table is a table created with invitations: its id (0 when a name was
