@@ -234,7 +234,16 @@ func (s *Service) MarkRead(ctx context.Context, userID, gameID, last int64) erro
 	if !st.CanSee(&userID, "") {
 		return games.ErrNoGame // a private table is not there for others
 	}
-	if ChannelOf(st, &userID) != db.ChatPlayers || last <= 0 {
+	if ChannelOf(st, &userID) != db.ChatPlayers {
+		return nil
+	}
+	return s.Seen(ctx, userID, gameID, last)
+}
+
+// Seen is MarkRead for a caller that has just read the game and knows the
+// person sits at it (the table's page, the API's chat): no second read.
+func (s *Service) Seen(ctx context.Context, userID, gameID, last int64) error {
+	if last <= 0 {
 		return nil
 	}
 	return s.store.MarkChatRead(ctx, userID, gameID, last)

@@ -88,7 +88,7 @@ func (s *Server) chatPanel(c echo.Context, gameID int64, k watch.ChatKey, status
 	p.Log = chatView(gameID, k.Channel, l.Channel(k.Channel), k.Code)
 	if u := currentUser(c); u != nil && k.Channel == db.ChatPlayers && !p.Muted {
 		// A player who sees the table has read its chat.
-		if err := s.chat.MarkRead(ctx, u.ID, gameID, chat.LastOf(l.Players)); err != nil {
+		if err := s.chat.Seen(ctx, u.ID, gameID, chat.LastOf(l.Players)); err != nil {
 			return nil, err
 		}
 	}
@@ -263,7 +263,7 @@ func (s *Server) apiChat(c echo.Context) error {
 		return err
 	}
 	if channel == db.ChatPlayers {
-		if err := s.chat.MarkRead(ctx, u.ID, id, chat.LastOf(l.Players)); err != nil {
+		if err := s.chat.Seen(ctx, u.ID, id, chat.LastOf(l.Players)); err != nil {
 			return err
 		}
 	}
