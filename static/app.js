@@ -283,6 +283,22 @@ window.ntMsgs = (function () {
   });
 })();
 
+// Every form posts the CSRF token. A form the stream drew once for many
+// viewers (the board, the chat) carries none of its own: before it is sent
+// as a plain form, it is given the page's (htmx sends it as a header).
+(function () {
+  "use strict";
+  document.addEventListener("submit", function (ev) {
+    var f = ev.target, tok = null;
+    if (!f || !f.getAttribute || (f.getAttribute("method") || "").toLowerCase() !== "post" || f.querySelector('input[name="_csrf"]')) return;
+    try { tok = JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRF-Token"]; } catch (e) { tok = null; }
+    if (!tok) return;
+    var input = document.createElement("input");
+    input.type = "hidden"; input.name = "_csrf"; input.value = tok;
+    f.appendChild(input);
+  }, true);
+})();
+
 // Content swapped in a moment ago (by the stream, say) may be used before
 // htmx has given it its behaviour; then a form would post as a page load.
 // Such a form or link is given its behaviour on the spot and used through

@@ -169,6 +169,9 @@ func (c *Client) Do(req *http.Request) *Response {
 	return &Response{Status: res.StatusCode, Header: res.Header, Body: string(body), t: c.t}
 }
 
+// URL is the address of the server the client talks to.
+func (c *Client) URL() string { return c.s.URL }
+
 // Get fetches a path.
 func (c *Client) Get(path string) *Response {
 	c.t.Helper()

@@ -45,6 +45,11 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 		CookieHTTPOnly: true,
 		CookieSameSite: http.SameSiteLaxMode,
 		ErrorHandler: func(err error, c echo.Context) error {
+			// The error page's own forms (log out, language) carry the
+			// browser's token, so the next try works.
+			if ck, cerr := c.Cookie(name); cerr == nil {
+				c.Set(ctxCSRF, ck.Value)
+			}
 			return echo.NewHTTPError(http.StatusForbidden, "csrf: "+err.Error())
 		},
 	})

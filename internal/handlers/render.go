@@ -36,7 +36,7 @@ func isFragment(c echo.Context) bool {
 // that a failure mid-way becomes an error page, not half a page.
 func render(c echo.Context, status int, comp templ.Component) error {
 	var buf bytes.Buffer
-	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+	if err := comp.Render(views.WithCSRF(c.Request().Context(), csrfToken(c)), &buf); err != nil {
 		return err
 	}
 	return c.HTMLBlob(status, buf.Bytes())

@@ -145,8 +145,10 @@ func New(d Deps) *echo.Echo {
 			Skipper: isStream,
 		}),
 		s.admit,
-		s.csrf(),
+		// The user is known before the CSRF check, so that a refused
+		// form's error page still shows the member's menu.
 		s.loadUser,
+		s.csrf(),
 	)
 	s.routes(e)
 	s.routeSet = map[string]bool{}

@@ -57,6 +57,24 @@ func title(_ context.Context, t string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+type csrfKey struct{}
+
+// WithCSRF puts a request's CSRF token in the context it is drawn with, so
+// that every form (CSRFInput) carries it. What a stream draws once for many
+// viewers has none: its forms get the token from the page's script when
+// they are sent without htmx (static/app.js).
+func WithCSRF(ctx context.Context, token string) context.Context {
+	if token == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, csrfKey{}, token)
+}
+
+func csrfOf(ctx context.Context) string {
+	t, _ := ctx.Value(csrfKey{}).(string)
+	return t
+}
+
 // csrfHeader is the hx-headers value that sends the CSRF token with every
 // htmx request.
 func csrfHeader(token string) string {
