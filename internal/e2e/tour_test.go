@@ -62,10 +62,23 @@ func (ce *consoleErrors) take() []string {
 	return out
 }
 
-// TestBrowserTourHasNoConsoleErrors visits every kind of page, logged out
-// and in, saves a screenshot of each for review, and fails on any console
-// error, uncaught exception or CSP violation.
-func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
+// tourPage is a page of the tour: its name (screenshots are named after
+// it) and its path.
+type tourPage struct{ name, path string }
+
+// tour is a site with something on every kind of page, and the pages to
+// visit as a visitor and as the member "Tourist" (a moderator, with open,
+// running and finished tables, a followed player, chat, a report and an
+// invitation).
+type tour struct {
+	s                *apptest.Server
+	visitor, member  []tourPage
+	open, played     int64
+	finished, report int64
+}
+
+func newTour(t *testing.T) tour {
+	t.Helper()
 	s := apptest.New(t)
 	api := s.APIFor("Tourist")
 	_, g := api.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 60})
@@ -113,40 +126,60 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 	if st, body := chatty.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "live", "turn_seconds": 60, "invite": []string{"Tourist"}}); st != http.StatusCreated {
 		t.Fatalf("Chatty's table with an invitation: %d %v", st, body)
 	}
+	return tour{
+		s: s, open: open, played: played, finished: finished, report: msg,
+		visitor: []tourPage{
+			{"home", "/"}, {"rules", "/rules"}, {"register", "/register"}, {"login", "/login"},
+			{"forgot", "/forgot"}, {"open-games", "/games"}, {"watch", "/watch"}, {"ladder", "/ladder"},
+			{"profile", "/u/Tourist"}, {"lobby-visitor", fmt.Sprintf("/games/%d", open)},
+			{"table-visitor", fmt.Sprintf("/games/%d", played)}, {"not-found", "/no/such/page"},
+			{"finished", fmt.Sprintf("/games/%d", finished)}, {"replay", fmt.Sprintf("/games/%d/replay?step=7", finished)},
+			{"docs-api", "/docs/api"}, {"docs-rules", "/docs/rules"},
+		},
+		member: []tourPage{
+			{"home-member", "/"}, {"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
+			{"ranked", "/ranked"}, {"lobby-creator", fmt.Sprintf("/games/%d", open)},
+			{"table-player", fmt.Sprintf("/games/%d", played)}, {"finished-player", fmt.Sprintf("/games/%d", finished)},
+			{"following", "/following"}, {"profile-other", "/u/Chatty"}, {"admin", "/admin"}, {"admin-log", "/admin/log"},
+			{"report", fmt.Sprintf("/chat/%d/report", msg)}, {"replay-chat", fmt.Sprintf("/games/%d/replay", finished)},
+		},
+	}
+}
 
+// TestBrowserTourHasNoConsoleErrors visits every kind of page, logged out
+// and in, saves a screenshot of each for review, and fails on any console
+// error, uncaught exception or CSP violation. Each page is visited again at
+// a phone's width (390 px), where it must not scroll sideways.
+func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
+	tr := newTour(t)
+	s := tr.s
 	ctx := newUser(t, newBrowser(t))
 	ce := watchConsole(t, ctx)
-	visit := func(name, path string) {
+	visit := func(p tourPage) {
 		t.Helper()
-		do(t, ctx, chromedp.Navigate(s.URL+path), chromedp.WaitVisible(chromedp.CSS("footer.site")))
-		screenshot(t, ctx, "tour-"+name)
+		do(t, ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(s.URL+p.path), chromedp.WaitVisible(chromedp.CSS("footer.site")))
+		screenshot(t, ctx, "tour-"+p.name)
+		if vs := axeSerious(t, ctx); len(vs) > 0 {
+			t.Errorf("%s (%s): axe-core finds %s", p.name, p.path, strings.Join(vs, "; "))
+		}
+		if h := headingsSkip(t, ctx); h != "" {
+			t.Errorf("%s (%s): a heading level is skipped: %s", p.name, p.path, h)
+		}
+		noSideways(t, ctx, p)
 		var errs []string
 		for _, e := range ce.take() {
 			// The not-found page is a 404 by design; the browser logs it.
-			if name == "not-found" && strings.Contains(e, "status of 404") {
+			if p.name == "not-found" && strings.Contains(e, "status of 404") {
 				continue
 			}
 			errs = append(errs, e)
 		}
 		if len(errs) > 0 {
-			t.Errorf("%s (%s): %s", name, path, strings.Join(errs, "; "))
-		}
-		if vs := axeSerious(t, ctx); len(vs) > 0 {
-			t.Errorf("%s (%s): axe-core finds %s", name, path, strings.Join(vs, "; "))
-		}
-		if h := headingsSkip(t, ctx); h != "" {
-			t.Errorf("%s (%s): a heading level is skipped: %s", name, path, h)
+			t.Errorf("%s (%s): %s", p.name, p.path, strings.Join(errs, "; "))
 		}
 	}
-	for _, p := range []struct{ name, path string }{
-		{"home", "/"}, {"rules", "/rules"}, {"register", "/register"}, {"login", "/login"},
-		{"forgot", "/forgot"}, {"open-games", "/games"}, {"watch", "/watch"}, {"ladder", "/ladder"},
-		{"profile", "/u/Tourist"}, {"lobby-visitor", fmt.Sprintf("/games/%d", open)},
-		{"table-visitor", fmt.Sprintf("/games/%d", played)}, {"not-found", "/no/such/page"},
-		{"finished", fmt.Sprintf("/games/%d", finished)}, {"replay", fmt.Sprintf("/games/%d/replay?step=7", finished)},
-		{"docs-api", "/docs/api"}, {"docs-rules", "/docs/rules"},
-	} {
-		visit(p.name, p.path)
+	for _, p := range tr.visitor {
+		visit(p)
 	}
 	do(t, ctx,
 		chromedp.Navigate(s.URL+"/login"),
@@ -155,13 +188,33 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 		chromedp.Click(byTestID("login-submit")),
 		chromedp.WaitVisible(byTestID("welcome")),
 	)
-	for _, p := range []struct{ name, path string }{
-		{"home-member", "/"}, {"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
-		{"ranked", "/ranked"}, {"lobby-creator", fmt.Sprintf("/games/%d", open)},
-		{"table-player", fmt.Sprintf("/games/%d", played)},
-		{"following", "/following"}, {"profile-other", "/u/Chatty"}, {"admin", "/admin"}, {"admin-log", "/admin/log"},
-		{"report", fmt.Sprintf("/chat/%d/report", msg)}, {"replay-chat", fmt.Sprintf("/games/%d/replay", finished)},
-	} {
-		visit(p.name, p.path)
+	for _, p := range tr.member {
+		visit(p)
 	}
 }
+
+// noSideways loads a page again at a phone's width (390 px) and fails when
+// it is wider than the screen, naming the widest elements; it saves the
+// phone's screenshot too.
+func noSideways(t *testing.T, ctx context.Context, p tourPage) {
+	t.Helper()
+	do(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("footer.site")))
+	screenshot(t, ctx, "tour-"+p.name+"-phone")
+	if wide := get(t, ctx, chromedp.Evaluate[string](overflowing)); wide != "" {
+		t.Errorf("%s (%s) scrolls sideways at 390 px: %s", p.name, p.path, wide)
+	}
+}
+
+// overflowing is "" when the page fits its viewport's width, else the page's
+// width and the elements that reach furthest past the right edge.
+const overflowing = `(() => {
+	const d = document.documentElement, w = d.clientWidth;
+	if (d.scrollWidth <= w) return "";
+	const out = [];
+	for (const el of document.querySelectorAll("body *")) {
+		const r = el.getBoundingClientRect();
+		if (r.right > w + 1 && r.width > 0) out.push([r.right, el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className && typeof el.className === "string" ? "." + el.className.split(" ").join(".") : "") + (el.dataset.testid ? "[" + el.dataset.testid + "]" : "")]);
+	}
+	out.sort((a, b) => b[0] - a[0]);
+	return d.scrollWidth + " px wide: " + out.slice(0, 5).map(x => x[1] + " to " + Math.round(x[0])).join(", ");
+})()`
