@@ -274,6 +274,9 @@ func (s *Service) Report(ctx context.Context, u db.User, messageID int64, code, 
 	if m.UserID == u.ID {
 		return m.GameID, apperr.E(apperr.Forbidden, "That is your own message.")
 	}
+	if m.HiddenAt != nil {
+		return m.GameID, apperr.E(apperr.Conflict, "A moderator has hidden this message already.")
+	}
 	reason = Clean(reason)
 	if n := utf8.RuneCountInString(reason); n > MaxReason {
 		return 0, apperr.E(apperr.Invalid, "A reason has at most %d characters; this one has %d.", MaxReason, n)
@@ -300,6 +303,11 @@ func (s *Service) Message(ctx context.Context, u db.User, messageID int64, code 
 	st, err := s.games.State(ctx, m.GameID)
 	if err != nil {
 		return db.ChatMessage{}, err
+	}
+	if u.Admin && u.Active() {
+		// A moderator reads any message, hidden ones too, to judge it
+		// and to undo a hide.
+		return m, nil
 	}
 	if !st.CanSee(&u.ID, code) || (m.Channel != ChannelOf(st, &u.ID) && st.Game.Status != db.StatusFinished) || m.HiddenAt != nil {
 		return db.ChatMessage{}, ErrNoMessage

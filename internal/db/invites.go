@@ -24,13 +24,26 @@ type Invite struct {
 	Pace      string    `db:"pace"`
 	Seats     int       `db:"seats"`
 	Taken     int       `db:"taken"`
+	// Public and InviteCode are the table's: a private table is reached
+	// with its code.
+	Public     bool   `db:"public"`
+	InviteCode string `db:"invite_code"`
+}
+
+// TablePath is the address of the table an invitation is to (with its
+// code for a private table, which the invitee may see).
+func (i Invite) TablePath() string {
+	if i.Public {
+		return fmt.Sprintf("/games/%d", i.GameID)
+	}
+	return fmt.Sprintf("/games/%d?code=%s", i.GameID, i.InviteCode)
 }
 
 // ErrInvited is CreateInvite's error when the person is invited already.
 var ErrInvited = errors.New("db: invited already")
 
 const inviteColumns = `i.id, i.game_id, i.from_user, i.to_user, i.status, i.created_at, i.expires_at,
-	f.username AS from_name, t.username AS to_name, g.pace, g.seats,
+	f.username AS from_name, t.username AS to_name, g.pace, g.seats, g.public, g.invite_code,
 	(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id) AS taken`
 
 const inviteFrom = ` FROM invites i JOIN users f ON f.id = i.from_user JOIN users t ON t.id = i.to_user JOIN games g ON g.id = i.game_id`

@@ -25,13 +25,17 @@ const (
 
 // ModEntry is a row of moderation_log with the names it concerns.
 type ModEntry struct {
-	ID         int64     `db:"id"`
-	AdminName  *string   `db:"admin_name"`
-	Action     string    `db:"action"`
-	TargetName *string   `db:"target_name"`
-	MessageID  *int64    `db:"message_id"`
-	Note       string    `db:"note"`
-	CreatedAt  time.Time `db:"created_at"`
+	ID         int64   `db:"id"`
+	AdminName  *string `db:"admin_name"`
+	Action     string  `db:"action"`
+	TargetName *string `db:"target_name"`
+	MessageID  *int64  `db:"message_id"`
+	// MessageBody is the text of the message the action was about, and
+	// MessageHidden whether it is hidden now.
+	MessageBody   *string   `db:"message_body"`
+	MessageHidden bool      `db:"message_hidden"`
+	Note          string    `db:"note"`
+	CreatedAt     time.Time `db:"created_at"`
 }
 
 func logModeration(ctx context.Context, tx *Tx, admin *int64, action string, target, message *int64, note string, at time.Time) error {
@@ -252,8 +256,10 @@ func (s *Store) OpenReports(ctx context.Context, limit int) ([]Report, error) {
 func (s *Store) ModerationLog(ctx context.Context, limit int) ([]ModEntry, error) {
 	var out []ModEntry
 	err := sel(ctx, s.DB, &out, `
-		SELECT l.id, a.username AS admin_name, l.action, t.username AS target_name, l.message_id, l.note, l.created_at
+		SELECT l.id, a.username AS admin_name, l.action, t.username AS target_name, l.message_id,
+			m.body AS message_body, COALESCE(m.hidden_at IS NOT NULL, false) AS message_hidden, l.note, l.created_at
 		FROM moderation_log l LEFT JOIN users a ON a.id = l.admin_id LEFT JOIN users t ON t.id = l.target_user
+		LEFT JOIN chat_messages m ON m.id = l.message_id
 		ORDER BY l.id DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("db: moderation log: %w", err)

@@ -89,6 +89,9 @@ func (s *Server) modLog(c echo.Context) error {
 		if e.MessageID != nil {
 			row.MessageID = *e.MessageID
 		}
+		if e.MessageBody != nil {
+			row.Message, row.MessageHidden = *e.MessageBody, e.MessageHidden
+		}
 		v.Entries = append(v.Entries, row)
 	}
 	return render(c, http.StatusOK, views.ModLogPage(s.page(c, tr(c, "Moderation log")), v))
@@ -118,7 +121,7 @@ func (s *Server) actionName(c echo.Context, action string) string {
 	return action
 }
 
-// adminMessage hides or dismisses the reports of a message.
+// adminMessage hides a message, shows it again, or dismisses its reports.
 func (s *Server) adminMessage(what string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := messageID(c)
@@ -128,9 +131,14 @@ func (s *Server) adminMessage(what string) echo.HandlerFunc {
 		ctx, admin := c.Request().Context(), *currentUser(c)
 		switch what {
 		case "hide":
-			err = s.mod.Hide(ctx, admin, id, c.FormValue("hide") != "false")
+			err = s.mod.Hide(ctx, admin, id, true)
 			if err == nil {
 				s.setFlash(c, "ok", tr(c, "The message is hidden at its table and in its replay."))
+			}
+		case "unhide":
+			err = s.mod.Hide(ctx, admin, id, false)
+			if err == nil {
+				s.setFlash(c, "ok", tr(c, "The message shows again at its table and in its replay."))
 			}
 		default:
 			err = s.mod.Dismiss(ctx, admin, id)

@@ -23,20 +23,30 @@ import (
 func (r streamRenderer) Chat(ctx context.Context, gameID int64, l chat.Log, k watch.ChatKey) ([]byte, error) {
 	ctx = i18n.With(ctx, i18n.Or(k.Lang))
 	var buf bytes.Buffer
-	if err := views.ChatBody(chatView(gameID, k.Channel, l.Channel(k.Channel), k.Code)).Render(ctx, &buf); err != nil {
+	if err := views.ChatBody(chatView(gameID, k, l.Channel(k.Channel))).Render(ctx, &buf); err != nil {
 		return nil, fmt.Errorf("render chat: %w", err)
 	}
 	return buf.Bytes(), nil
 }
 
-// chatView is a channel's messages as the views show them.
-func chatView(gameID int64, channel string, ms []db.ChatMessage, code string) views.ChatView {
-	v := views.ChatView{GameID: gameID, Channel: channel, Code: code, Messages: make([]views.ChatLine, len(ms))}
+// chatView is a channel's messages as the views of k show them: a hidden
+// message's text only in the moderators' view.
+func chatView(gameID int64, k watch.ChatKey, ms []db.ChatMessage) views.ChatView {
+	v := views.ChatView{GameID: gameID, Channel: k.Channel, Code: k.Code, Moderator: k.Moderator, Messages: make([]views.ChatLine, len(ms))}
 	for i, m := range ms {
 		v.Messages[i] = views.ChatLine{ID: m.ID, Author: m.Author, Hidden: m.HiddenAt != nil, Body: m.Body,
 			At: m.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), Clock: m.CreatedAt.UTC().Format("15:04")}
+		if m.HiddenAt != nil && !k.Moderator {
+			v.Messages[i].Body = ""
+		}
 	}
 	return v
+}
+
+// isModerator reports whether the viewer is an active moderator.
+func isModerator(c echo.Context) bool {
+	u := currentUser(c)
+	return u != nil && u.Admin && u.Active()
 }
 
 // chatWhy says why a viewer cannot write in a game's chat ("" when they can).
@@ -65,7 +75,7 @@ func (s *Server) chatPanelOf(c echo.Context, gameID int64, code string) (*views.
 	if !st.CanSee(viewer, code) {
 		return nil, games.ErrNoGame
 	}
-	k := watch.ChatKeyFor(st, watch.Viewer{UserID: viewer, Code: code})
+	k := watch.ChatKeyFor(st, watch.Viewer{UserID: viewer, Code: code, Moderator: isModerator(c)})
 	return s.chatPanel(c, gameID, k, st.Game.Status)
 }
 
@@ -85,7 +95,7 @@ func (s *Server) chatPanel(c echo.Context, gameID int64, k watch.ChatKey, status
 	if err != nil {
 		return nil, err
 	}
-	p.Log = chatView(gameID, k.Channel, l.Channel(k.Channel), k.Code)
+	p.Log = chatView(gameID, k, l.Channel(k.Channel))
 	if u := currentUser(c); u != nil && k.Channel == db.ChatPlayers && !p.Muted {
 		// A player who sees the table has read its chat.
 		if err := s.chat.Seen(ctx, u.ID, gameID, chat.LastOf(l.Players)); err != nil {
@@ -200,7 +210,7 @@ func (s *Server) renderReport(c echo.Context, status int, code string, f views.F
 		return err
 	}
 	v := views.ReportView{MessageID: m.ID, GameID: m.GameID, Author: views.PlayerName(c.Request().Context(), m.Author), Body: m.Body, Code: code, Form: f,
-		Moderator: currentUser(c).Admin}
+		Moderator: isModerator(c), Hidden: m.HiddenAt != nil}
 	if m.Author != db.DeletedName {
 		v.AuthorName = m.Author
 	}
@@ -232,13 +242,14 @@ func (s *Server) report(c echo.Context) error {
 	return redirect(c, fmt.Sprintf("/games/%d%s#chat", gameID, views.CodeQuery(code)))
 }
 
-// apiChatMessage is a message in the JSON API.
+// apiChatMessage is a message in the JSON API. A hidden message has no
+// body, but for a moderator.
 type apiChatMessage struct {
-	ID        int64  `json:"id"`
-	Author    string `json:"author"`
-	Body      string `json:"body"`
-	Hidden    bool   `json:"hidden,omitempty"`
-	CreatedAt string `json:"created_at"`
+	ID        int64   `json:"id"`
+	Author    string  `json:"author"`
+	Body      *string `json:"body,omitempty"`
+	Hidden    bool    `json:"hidden,omitempty"`
+	CreatedAt string  `json:"created_at"`
 }
 
 // apiChat lists the messages of the chat the caller reads at a game.
@@ -269,11 +280,9 @@ func (s *Server) apiChat(c echo.Context) error {
 	}
 	out := []apiChatMessage{}
 	for _, m := range l.Channel(channel) {
-		a := apiChatMessage{ID: m.ID, Author: m.Author, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
-		if m.HiddenAt != nil {
-			a.Hidden = true
-		} else {
-			a.Body = m.Body
+		a := apiChatMessage{ID: m.ID, Author: m.Author, Hidden: m.HiddenAt != nil, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
+		if !a.Hidden || (u.Admin && u.Active()) {
+			a.Body = &m.Body
 		}
 		out = append(out, a)
 	}

@@ -301,7 +301,7 @@ func TestTableChatAndModeration(t *testing.T) {
 		})
 		actions = append(actions, strings.Join(cells, " "))
 	})
-	want := []string{"Moe enabled the account Jon", "Moe disabled the account Jon spam", "Moe silenced Hal", "Moe hid a message message #" + kimMsg + " Kim", "Moe hid a message message #" + halMsg + " Hal", "command line made a moderator Moe"}
+	want := []string{"Moe enabled the account Jon", "Moe disabled the account Jon spam", "Moe silenced Hal", "Moe hid a message message #" + kimMsg + "nice pass!hidden Show it again Kim", "Moe hid a message message #" + halMsg + "gg <b>bold</b> <script>alert(1)</script>hidden Show it again Hal", "command line made a moderator Moe"}
 	if len(actions) != len(want) {
 		t.Fatalf("the moderation log: %q", actions)
 	}
@@ -309,6 +309,93 @@ func TestTableChatAndModeration(t *testing.T) {
 		if !strings.Contains(actions[i], want[i]) {
 			t.Errorf("log row %d: %q, want %q", i, actions[i], want[i])
 		}
+	}
+}
+
+// TestModeratorReadsAHiddenMessageAndShowsItAgain: after a hide, the
+// moderators (and nobody else) still read the message, marked as hidden:
+// in the moderation log, at the table, over the stream, through the API
+// and on its report page; a moderator shows it again, which is logged, and
+// everybody reads it again.
+func TestModeratorReadsAHiddenMessageAndShowsItAgain(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ann, bob, cat := s.APIFor("Ann"), s.APIFor("Bob"), s.APIFor("Cat")
+	id := startedGame(t, ann, bob, cat)
+	sam, pip, moe := s.APIFor("Sam"), s.APIFor("Pip"), s.APIFor("Moe")
+	if err := s.App.Moderation.Grant(ctx, "Moe", true); err != nil {
+		t.Fatal(err)
+	}
+	const rude = "you all play badly"
+	chatPath := fmt.Sprintf("/api/v1/games/%d/chat", id)
+	_, m := sam.Do(http.MethodPost, chatPath, map[string]any{"text": rude})
+	msg := fmt.Sprint(int64(m["id"].(float64)))
+	pc, mc := loggedIn(t, s, pip), loggedIn(t, s, moe)
+	pipStream := pc.Stream(ctx, fmt.Sprintf("/games/%d/events", id))
+	moeStream := mc.Stream(ctx, fmt.Sprintf("/games/%d/events", id))
+	nextChatWith(t, pipStream, rude)
+	nextChatWith(t, moeStream, rude)
+
+	if res := mc.PostForm("/admin/messages/"+msg+"/hide", url.Values{}); res.Status != http.StatusSeeOther {
+		t.Fatalf("hide: %d", res.Status)
+	}
+	if frame := nextChatWith(t, pipStream, "Message removed by a moderator."); strings.Contains(frame, rude) {
+		t.Errorf("a spectator's stream carries the hidden message's text: %s", frame)
+	}
+	if frame := nextChatWith(t, moeStream, "chat-hidden-body"); !strings.Contains(frame, rude) || !strings.Contains(frame, "/admin/messages/"+msg+"/unhide") {
+		t.Errorf("the moderator's stream shows the hidden message without its text or the way back: %s", frame)
+	}
+	// The others: not at the table, not in the API, not on a report page.
+	if page := pc.Get(fmt.Sprintf("/games/%d", id)); strings.Contains(page.Body, rude) || !page.Has("chat-hidden") {
+		t.Error("a spectator's table shows the hidden message")
+	}
+	_, raw := pip.Raw(http.MethodGet, chatPath, nil)
+	if strings.Contains(string(raw), rude) || !strings.Contains(string(raw), `"hidden":true`) || strings.Contains(string(raw), `"body":""`) {
+		t.Errorf("a spectator's API chat: %s", raw)
+	}
+	_, pl := pip.Do(http.MethodGet, chatPath, nil)
+	if got := pl["messages"].([]any)[0].(map[string]any); got["body"] != nil {
+		t.Errorf("a hidden message in the API has a body: %v", got)
+	}
+	if res := pc.Get("/chat/" + msg + "/report"); res.Status != http.StatusNotFound {
+		t.Errorf("a spectator opens the hidden message's report page: %d", res.Status)
+	}
+	// The moderator: the log, the table, the API, the report page.
+	logRow := mc.Get("/admin/log").Doc().Find(`[data-testid="mod-log-row"]`).First()
+	if !strings.Contains(logRow.Text(), "hid a message") || strings.TrimSpace(logRow.Find(`[data-testid="mod-log-message"]`).Text()) != rude || logRow.Find(`[data-testid="mod-log-hidden"]`).Length() != 1 {
+		t.Errorf("the log's entry: %q", strings.Join(strings.Fields(logRow.Text()), " "))
+	}
+	table := mc.Get(fmt.Sprintf("/games/%d", id))
+	if table.TestID("chat-hidden-body") != rude || !table.Has("admin-unhide") {
+		t.Errorf("the moderator's table: hidden text %q, show-again button %v", table.TestID("chat-hidden-body"), table.Has("admin-unhide"))
+	}
+	_, ml := moe.Do(http.MethodGet, chatPath, nil)
+	if got := ml["messages"].([]any)[0].(map[string]any); got["body"] != rude || got["hidden"] != true {
+		t.Errorf("the moderator's API chat: %v", got)
+	}
+	report := mc.Get("/chat/" + msg + "/report")
+	if report.Status != http.StatusOK || !report.Has("reported-hidden") || !report.Has("admin-unhide") || report.Has("admin-hide") || report.Has("report-form") {
+		t.Fatalf("the moderator's report page of a hidden message: %d", report.Status)
+	}
+
+	// Show it again: logged once, everybody reads it.
+	back := report.Doc().Find(`[data-testid="report-moderator"] input[name="back"]`).First().AttrOr("value", "")
+	res := mc.PostForm("/admin/messages/"+msg+"/unhide", url.Values{"back": {back}})
+	if loc := res.Header.Get("Location"); res.Status != http.StatusSeeOther || loc != fmt.Sprintf("/games/%d#chat", id) {
+		t.Fatalf("show again: %d to %q", res.Status, loc)
+	}
+	nextChatWith(t, pipStream, rude)
+	if page := pc.Get(fmt.Sprintf("/games/%d", id)); !strings.Contains(page.TestID("chat-spectators"), rude) || page.Has("chat-hidden") {
+		t.Error("the message shown again is not at the spectator's table")
+	}
+	mc.PostForm("/admin/messages/"+msg+"/unhide", url.Values{}) // already shown: nothing to log
+	rows := mc.Get("/admin/log").Doc().Find(`[data-testid="mod-log-row"]`)
+	if rows.Length() != 3 || !strings.Contains(rows.First().Text(), "showed a message again") || strings.TrimSpace(rows.First().Find(`[data-testid="mod-log-message"]`).Text()) != rude || rows.First().Find(`[data-testid="mod-log-hidden"]`).Length() != 0 {
+		t.Errorf("the log after showing again: %d rows, newest %q", rows.Length(), strings.Join(strings.Fields(rows.First().Text()), " "))
+	}
+	if res := pc.PostForm("/admin/messages/"+msg+"/unhide", url.Values{}); res.Status != http.StatusForbidden {
+		t.Errorf("a spectator shows a message again: %d", res.Status)
 	}
 }
 

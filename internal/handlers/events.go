@@ -44,7 +44,7 @@ func (s *Server) gameEvents(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	sub, first, err := s.hub.Subscribe(ctx, id, watch.Viewer{UserID: viewerID(c), Code: c.QueryParam("code"), Lang: string(i18n.From(ctx))})
+	sub, first, err := s.hub.Subscribe(ctx, id, watch.Viewer{UserID: viewerID(c), Code: c.QueryParam("code"), Lang: string(i18n.From(ctx)), Moderator: isModerator(c)})
 	if errors.Is(err, watch.ErrClosed) {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "The server is restarting: the page checks for moves by itself meanwhile.")
 	}

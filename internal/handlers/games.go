@@ -188,9 +188,12 @@ func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView, m
 	if v.Seated {
 		channel = db.ChatPlayers
 	}
-	chat, err := s.chatPanel(c, v.GameID, watch.ChatKey{Channel: channel, Code: v.Code}, v.Status)
+	chat, err := s.chatPanel(c, v.GameID, watch.ChatKey{Channel: channel, Code: v.Code, Moderator: isModerator(c)}, v.Status)
 	if err != nil {
 		return err
+	}
+	if u := currentUser(c); u != nil && v.Status == db.StatusOpen && !v.Seated {
+		v.Invitation = s.invitationTo(c.Request().Context(), u.ID, v.GameID)
 	}
 	p := s.page(c, tr(c, "Game #{{.ID}}", "ID", v.GameID))
 	p.TurnsInGameStream = true
@@ -347,8 +350,11 @@ func (s *Server) replay(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		code := c.QueryParam("code")
-		r.Chat = &views.ReplayChatView{Players: chatView(id, db.ChatPlayers, l.Players, code), Spectators: chatView(id, db.ChatSpectators, l.Spectators, code)}
+		code, mod := c.QueryParam("code"), isModerator(c)
+		r.Chat = &views.ReplayChatView{
+			Players:    chatView(id, watch.ChatKey{Channel: db.ChatPlayers, Code: code, Moderator: mod}, l.Players),
+			Spectators: chatView(id, watch.ChatKey{Channel: db.ChatSpectators, Code: code, Moderator: mod}, l.Spectators),
+		}
 	}
 	return render(c, http.StatusOK, views.ReplayPage(s.page(c, tr(c, "Replay of game #{{.ID}}", "ID", id)), r))
 }

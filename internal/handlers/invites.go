@@ -72,9 +72,30 @@ func (s *Server) invitations(ctx context.Context, userID int64) []views.Invitati
 	}
 	out := make([]views.Invitation, len(invs))
 	for i, inv := range invs {
-		out[i] = views.Invitation{ID: inv.ID, GameID: inv.GameID, From: inv.FromName, Pace: paceWord(ctx, inv.Pace), Taken: inv.Taken, Seats: inv.Seats}
+		out[i] = invitationView(ctx, inv)
 	}
 	return out
+}
+
+func invitationView(ctx context.Context, inv db.Invite) views.Invitation {
+	return views.Invitation{ID: inv.ID, GameID: inv.GameID, From: inv.FromName, Pace: paceWord(ctx, inv.Pace), Taken: inv.Taken, Seats: inv.Seats, URL: inv.TablePath()}
+}
+
+// invitationTo is the viewer's invitation to a game, if one waits for
+// their answer.
+func (s *Server) invitationTo(ctx context.Context, userID, gameID int64) *views.Invitation {
+	invs, err := s.invites.Pending(ctx, userID)
+	if err != nil {
+		s.log.Warn("invitations", "user", userID, "err", err)
+		return nil
+	}
+	for _, inv := range invs {
+		if inv.GameID == gameID {
+			v := invitationView(ctx, inv)
+			return &v
+		}
+	}
+	return nil
 }
 
 // paceWord names a pace in a word.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -754,6 +755,54 @@ func TestInvitationMailsFollowTheSetting(t *testing.T) {
 	}
 	if home := c.Get("/"); !strings.Contains(home.TestID("invitations"), fmt.Sprintf("game #%d", second)) {
 		t.Errorf("the unmailed invitation is not on the start page: %q", home.TestID("invitations"))
+	}
+}
+
+// TestInvitationMailLeadsToTheTable: the invitation mail's link opens the
+// table it invites to (a private one with its code), where the invitee
+// finds the invitation and accepts it; the start page links there too.
+func TestInvitationMailLeadsToTheTable(t *testing.T) {
+	m := newMailSetup(t)
+	host, guest := m.players[0], m.players[1]
+	st, g := host.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "correspondence", "turn_seconds": 86400, "private": true, "invite": []string{guest.Name}})
+	if st != http.StatusCreated {
+		t.Fatalf("create: %d %v", st, g)
+	}
+	id := int64(g["id"].(float64))
+	game, err := m.s.Store.Game(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.send(t)
+	mails := m.smtp.To(addr(guest))
+	text := mails[len(mails)-1].Parts()["text/plain"]
+	want := fmt.Sprintf("/games/%d?code=%s", id, game.InviteCode)
+	if !slices.ContainsFunc(linkRe.FindAllString(text, -1), func(l string) bool { return strings.HasSuffix(l, want) }) {
+		t.Fatalf("the invitation mail does not link to the table %s:\n%s", want, text)
+	}
+	c := m.s.Client()
+	c.Login(guest.Name, apptest.Password)
+	if href := c.Get("/").Doc().Find(`[data-testid="invitation"] a`).AttrOr("href", ""); href != want {
+		t.Errorf("the start page links the invitation to %q, want %q", href, want)
+	}
+	table := c.Get(want)
+	if table.Status != http.StatusOK || !strings.Contains(table.TestID("invitation-here"), host.Name+" invites you") {
+		t.Fatalf("the table from the mail: %d, invitation %q", table.Status, table.TestID("invitation-here"))
+	}
+	accept := table.Doc().Find(`[data-testid="invitation-here"] form`).First().AttrOr("action", "")
+	res := c.Follow(c.PostForm(accept, nil))
+	if res.Status != http.StatusOK || res.Has("invitation-here") {
+		t.Fatalf("accepting at the table: %d, invitation still shown %v", res.Status, res.Has("invitation-here"))
+	}
+	seats, _ := m.s.Store.Seats(context.Background(), id)
+	if len(seats) != 2 || seats[1].UserID == nil || *seats[1].UserID != guest.ID {
+		t.Errorf("after accepting, the seats are %+v", seats)
+	}
+	// Someone else at the table's page sees no invitation.
+	other := m.s.Client()
+	other.Login(m.players[2].Name, apptest.Password)
+	if other.Get(want).Has("invitation-here") {
+		t.Error("a member who is not invited sees an invitation at the table")
 	}
 }
 

@@ -70,6 +70,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/admin/users/:name/silence", s.adminUser("silence"), requireUser)
 	e.POST("/admin/users/:name/disable", s.adminUser("disable"), requireUser)
 	e.POST("/admin/messages/:id/hide", s.adminMessage("hide"), requireUser)
+	e.POST("/admin/messages/:id/unhide", s.adminMessage("unhide"), requireUser)
 	e.POST("/admin/messages/:id/dismiss", s.adminMessage("dismiss"), requireUser)
 	e.GET("/following", s.following, requireUser, s.membersOnly)
 	e.POST("/following", s.followByName, requireUser, s.membersOnly)

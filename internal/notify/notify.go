@@ -544,19 +544,19 @@ func (s *Service) invite(ctx context.Context, r db.Recipient, m db.Mail, now tim
 	if err != nil {
 		return nil, err
 	}
-	from := ""
-	for _, inv := range invs {
-		if inv.GameID == *m.GameID {
-			from = inv.FromName
+	var inv *db.Invite
+	for i := range invs {
+		if invs[i].GameID == *m.GameID {
+			inv = &invs[i]
 		}
 	}
-	if from == "" {
+	if inv == nil {
 		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", "no longer waiting", now)
 	}
 	v := mailView{
 		Heading: tr(r, "You are invited to a game"),
-		Lines:   []string{tr(r, "Hello {{.Name}}. {{.From}} invites you to their correspondence table, game #{{.ID}}.", "Name", r.Username, "From", from, "ID", *m.GameID), tr(r, "Accept or decline it on the start page; the invitation stands for three days.")},
-		Actions: []mailLink{{tr(r, "See the invitation"), s.url("/")}},
+		Lines:   []string{tr(r, "Hello {{.Name}}. {{.From}} invites you to their correspondence table, game #{{.ID}}.", "Name", r.Username, "From", inv.FromName, "ID", *m.GameID), tr(r, "Accept or decline it at the table; the invitation stands for three days.")},
+		Actions: []mailLink{{tr(r, "Open the table"), s.url(inv.TablePath())}},
 	}
 	return s.message(r, db.MailInvite, tr(r, "An invitation to No Thanks! game #{{.ID}}", "ID", *m.GameID), v), nil
 }

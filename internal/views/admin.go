@@ -46,4 +46,8 @@ type ModLogView struct {
 type ModLogRow struct {
 	At, Admin, Action, Target, Note string
 	MessageID                       int64
+	// Message is the text of the message the action was about, and
+	// MessageHidden whether it is hidden now.
+	Message       string
+	MessageHidden bool
 }

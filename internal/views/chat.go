@@ -10,6 +10,9 @@ type ChatView struct {
 	Messages []ChatLine
 	// Code is the invite code report links carry (private games).
 	Code string
+	// Moderator: the reader is a moderator, who sees a hidden message's
+	// text (marked as hidden) and may show it again.
+	Moderator bool
 }
 
 // ChatLine is one message.
@@ -67,6 +70,8 @@ type ReportView struct {
 	Moderator bool
 	// AuthorName is the author's username, "" for a deleted account.
 	AuthorName string
+	// Hidden: a moderator hid the message (only moderators see it then).
+	Hidden bool
 }
 
 // CodeQuery is "?code=…" for a private game's invite code, "" for none.

@@ -14,6 +14,9 @@ type TableView struct {
 	// Watchers is shown by the page beside the board, not in it: the board
 	// is the same for every spectator, the count changes on its own.
 	Watchers int
+	// Invitation is the viewer's own invitation to this table, shown by
+	// the page above the board (the board is the same for every member).
+	Invitation *Invitation
 	// Notice is a message to show above the table (a refused move).
 	Notice string
 	// Query is appended to the stream and poll URLs (a private game's
@@ -202,6 +205,8 @@ type Invitation struct {
 	ID, GameID   int64
 	From, Pace   string
 	Taken, Seats int
+	// URL is the table's address (with its code for a private table).
+	URL string
 }
 
 // LobbySeat is a taken seat in the lobby.

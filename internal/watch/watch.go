@@ -44,6 +44,9 @@ type Viewer struct {
 	// Code is the invite code the viewer came with (private games).
 	Code string
 	Lang string
+	// Moderator: the viewer is a moderator, who reads hidden chat
+	// messages too (marked as hidden).
+	Moderator bool
 }
 
 // Key names one distinct view of a game version: everyone with the same
@@ -112,12 +115,15 @@ type ChatKey struct {
 	Lang    string
 	// Code is the invite code the report links carry (private games).
 	Code string
+	// Moderator: the moderators' view, with hidden messages (and their
+	// text) marked as hidden; nobody else's view carries their text.
+	Moderator bool
 }
 
 // ChatKeyFor says which chat a viewer of a state reads; its links carry
 // the same invite code as the viewer's board.
 func ChatKeyFor(st *games.State, v Viewer) ChatKey {
-	return ChatKey{Channel: chat.ChannelOf(st, v.UserID), Lang: v.Lang, Code: KeyFor(st, v).Code}
+	return ChatKey{Channel: chat.ChannelOf(st, v.UserID), Lang: v.Lang, Code: KeyFor(st, v).Code, Moderator: v.Moderator}
 }
 
 // ChatLoader reads a game's chat (one database read).
