@@ -54,6 +54,9 @@ type Seat struct {
 	UserID    *int64    `db:"user_id" json:"user_id"`
 	Username  *string   `db:"username" json:"username"`
 	BotLevel  *string   `db:"bot_level" json:"bot_level"`
+	// BotNumber names a bot at its table ("Club bot 2"), kept into a
+	// rematch.
+	BotNumber *int      `db:"bot_number" json:"bot_number"`
 	JoinedAt  time.Time `db:"joined_at" json:"joined_at"`
 	Timeouts  int       `db:"timeouts" json:"timeouts"`
 	Abandoned bool      `db:"abandoned" json:"abandoned"`
@@ -126,7 +129,7 @@ func (s *Store) GameByInvite(ctx context.Context, code string) (Game, error) {
 	return g, nil
 }
 
-const seatColumns = `s.id, s.game_id, s.seat, s.user_id, u.username, s.bot_level, s.joined_at, s.timeouts, s.abandoned, s.total, s.place, u.vacation_until`
+const seatColumns = `s.id, s.game_id, s.seat, s.user_id, u.username, s.bot_level, s.bot_number, s.joined_at, s.timeouts, s.abandoned, s.total, s.place, u.vacation_until`
 
 func seats(ctx context.Context, q queryer, gameID int64) ([]Seat, error) {
 	var out []Seat
@@ -182,9 +185,15 @@ func (s *Store) Rounds(ctx context.Context, gameID int64) ([]Round, error) {
 }
 
 // AddSeat seats a user (userID set) or a bot (botLevel set) in an open game.
-// A user already seated gives ErrAlreadySeated.
-func (t *Tx) AddSeat(ctx context.Context, gameID int64, userID *int64, botLevel *string, at time.Time) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO game_seats (game_id, user_id, bot_level, joined_at) VALUES ($1, $2, $3, $4)`, gameID, userID, botLevel, at)
+// A bot is given botNumber, or when nil the next number at the table. A
+// user already seated gives ErrAlreadySeated. The caller holds the game's
+// row lock (bots are numbered one at a time).
+func (t *Tx) AddSeat(ctx context.Context, gameID int64, userID *int64, botLevel *string, botNumber *int, at time.Time) error {
+	_, err := t.tx.ExecContext(ctx, `
+		INSERT INTO game_seats (game_id, user_id, bot_level, bot_number, joined_at)
+		VALUES ($1, $2, $3::text, CASE WHEN $3::text IS NOT NULL THEN
+			COALESCE($4::int, (SELECT COALESCE(max(bot_number), 0) + 1 FROM game_seats WHERE game_id = $1)) END, $5)`,
+		gameID, userID, botLevel, botNumber, at)
 	if uniqueViolation(err) != "" {
 		return ErrAlreadySeated
 	}
@@ -429,7 +438,11 @@ func (s *Store) NextDue(ctx context.Context) (*time.Time, error) {
 // GameSummary is a game as the lists show it.
 type GameSummary struct {
 	Game
-	Players   pq.StringArray `db:"players"`
+	// Players are the names of the seats' people ("" for a bot), and
+	// BotLevels and BotNumbers the seats' bots ("" and 0 for a person).
+	Players    pq.StringArray `db:"players"`
+	BotLevels  pq.StringArray `db:"bot_levels"`
+	BotNumbers pq.Int64Array  `db:"bot_numbers"`
 	Taken     int            `db:"taken"`
 	TurnName  *string        `db:"turn_name"`
 	MySeat    *int           `db:"my_seat"`
@@ -441,8 +454,10 @@ type GameSummary struct {
 }
 
 const summaryColumns = gameColumns + `,
-	ARRAY(SELECT COALESCE(CASE WHEN u.deleted_at IS NOT NULL THEN '` + DeletedName + `' ELSE u.username END, s.bot_level || ' bot' || COALESCE(' ' || (s.seat + 1), '')) FROM game_seats s LEFT JOIN users u ON u.id = s.user_id
+	ARRAY(SELECT COALESCE(CASE WHEN u.deleted_at IS NOT NULL THEN '` + DeletedName + `' ELSE u.username END, '') FROM game_seats s LEFT JOIN users u ON u.id = s.user_id
 	      WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS players,
+	ARRAY(SELECT COALESCE(s.bot_level, '') FROM game_seats s WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS bot_levels,
+	ARRAY(SELECT COALESCE(s.bot_number, 0) FROM game_seats s WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS bot_numbers,
 	(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id) AS taken,
 	(SELECT username FROM users WHERE id = g.turn_user_id) AS turn_name`
 

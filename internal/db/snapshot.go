@@ -29,7 +29,7 @@ type snapshotRow struct {
 const snapshotQuery = `SELECT ` + gameColumns + `,
 	(SELECT COALESCE(json_agg(json_build_object(
 			'id', s.id, 'game_id', s.game_id, 'seat', s.seat, 'user_id', s.user_id, 'username', u.username,
-			'bot_level', s.bot_level, 'joined_at', s.joined_at, 'timeouts', s.timeouts, 'abandoned', s.abandoned,
+			'bot_level', s.bot_level, 'bot_number', s.bot_number, 'joined_at', s.joined_at, 'timeouts', s.timeouts, 'abandoned', s.abandoned,
 			'total', s.total, 'place', s.place, 'vacation_until', u.vacation_until)
 		ORDER BY s.seat NULLS LAST, s.joined_at, s.id), '[]')
 	 FROM game_seats s

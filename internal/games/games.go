@@ -167,7 +167,7 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput) (int
 		if err != nil {
 			return err
 		}
-		return tx.AddSeat(ctx, id, &userID, nil, now)
+		return tx.AddSeat(ctx, id, &userID, nil, nil, now)
 	})
 	if err != nil {
 		return 0, apperr.Wrap(err, apperr.Internal, "could not create the game")
@@ -241,7 +241,7 @@ func (s *Service) Join(ctx context.Context, userID, gameID int64, code string) e
 			return apperr.E(apperr.Conflict, "This table is full.")
 		}
 		now := s.clock.Now()
-		if err := tx.AddSeat(ctx, gameID, &userID, nil, now); err != nil {
+		if err := tx.AddSeat(ctx, gameID, &userID, nil, nil, now); err != nil {
 			if errors.Is(err, db.ErrAlreadySeated) {
 				return apperr.E(apperr.Conflict, "You are already at this table.")
 			}
@@ -297,7 +297,7 @@ func (s *Service) AddBot(ctx context.Context, userID, gameID int64, level string
 			return apperr.E(apperr.Conflict, "This table is full.")
 		}
 		now := s.clock.Now()
-		if err := tx.AddSeat(ctx, gameID, nil, &level, now); err != nil {
+		if err := tx.AddSeat(ctx, gameID, nil, &level, nil, now); err != nil {
 			return err
 		}
 		if len(seats)+1 == g.Seats {

@@ -56,7 +56,7 @@ func (s *Service) CreateRanked(ctx context.Context, tx *db.Tx, userIDs []int64, 
 	mrand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	for i, u := range order {
 		// Distinct join times keep the drawn order when seats are numbered.
-		if err := tx.AddSeat(ctx, id, &u, nil, now.Add(time.Duration(i)*time.Microsecond)); err != nil {
+		if err := tx.AddSeat(ctx, id, &u, nil, nil, now.Add(time.Duration(i)*time.Microsecond)); err != nil {
 			return 0, err
 		}
 	}

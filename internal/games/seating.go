@@ -14,6 +14,8 @@ import (
 type SeatFor struct {
 	UserID   *int64
 	BotLevel *string
+	// BotNumber keeps a bot's name from an earlier table (nil: the next).
+	BotNumber *int
 }
 
 // CreateSeated makes a game with its table already chosen, in order (the
@@ -46,7 +48,7 @@ func (s *Service) CreateSeated(ctx context.Context, tx *db.Tx, creatorID int64, 
 	}
 	for i, st := range seats {
 		// Seats are numbered in the order they were taken.
-		if err := tx.AddSeat(ctx, id, st.UserID, st.BotLevel, now.Add(time.Duration(i)*time.Microsecond)); err != nil {
+		if err := tx.AddSeat(ctx, id, st.UserID, st.BotLevel, st.BotNumber, now.Add(time.Duration(i)*time.Microsecond)); err != nil {
 			return 0, err
 		}
 	}

@@ -65,14 +65,35 @@ func Name(st db.Seat) string {
 		return *st.Username
 	}
 	if st.BotLevel != nil {
-		// Two bots of one level need telling apart: name them by seat.
-		name := bot.Level(*st.BotLevel).Name()
-		if st.Seat != nil {
-			return fmt.Sprintf("%s %d", name, *st.Seat+1)
+		n := 0
+		if st.BotNumber != nil {
+			n = *st.BotNumber
 		}
-		return name
+		return BotName(bot.Level(*st.BotLevel), n)
 	}
 	return "?"
+}
+
+// BotName is a bot's name at a table: its level's name and its number
+// there ("Club bot 2"), which it keeps from the lobby into a rematch, so
+// that two bots of one level are told apart and none changes its name.
+func BotName(l bot.Level, number int) string {
+	if number <= 0 {
+		return l.Name()
+	}
+	return fmt.Sprintf("%s %d", l.Name(), number)
+}
+
+// SummaryNames are the names of a listed game's seats.
+func SummaryNames(g db.GameSummary) []string {
+	out := make([]string, len(g.Players))
+	for i, name := range g.Players {
+		out[i] = name
+		if i < len(g.BotLevels) && g.BotLevels[i] != "" {
+			out[i] = BotName(bot.Level(g.BotLevels[i]), int(g.BotNumbers[i]))
+		}
+	}
+	return out
 }
 
 // SeatNames lists the names of a started game's seats in seat order.

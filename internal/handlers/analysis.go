@@ -68,9 +68,10 @@ func (s *Server) analysisView(c echo.Context, gameID int64, step int) *views.Ana
 		return v
 	}
 	rep := res.Report
+	names := localNames(c.Request().Context(), res.Names)
 	name := func(seat int) string {
-		if seat >= 0 && seat < len(res.Names) {
-			return res.Names[seat]
+		if seat >= 0 && seat < len(names) {
+			return names[seat]
 		}
 		return "?"
 	}
@@ -96,7 +97,7 @@ func (s *Server) analysisView(c echo.Context, gameID int64, step int) *views.Ana
 			}
 		}
 	}
-	v.Chart = views.NewScoreChart(c.Request().Context(), rep.Curve, res.Names)
+	v.Chart = views.NewScoreChart(c.Request().Context(), rep.Curve, names)
 	return v
 }
 

@@ -66,7 +66,7 @@ func (s *Server) apiGameOf(g db.GameSummary, userID int64) apiGame {
 	_ = jsonUnmarshal(g.Options, &o)
 	return apiGame{
 		ID: g.ID, URL: fmt.Sprintf("%s/games/%d", s.cfg.BaseURL, g.ID), Status: g.Status, Options: o, Seats: g.Seats,
-		Taken: g.Taken, Players: g.Players, Public: g.Public, Ranked: g.Ranked, Pace: g.Pace, TurnSeconds: g.TurnSeconds,
+		Taken: g.Taken, Players: games.SummaryNames(g), Public: g.Public, Ranked: g.Ranked, Pace: g.Pace, TurnSeconds: g.TurnSeconds,
 		YourTurn:   g.Status == db.StatusPlaying && g.TurnUserID != nil && *g.TurnUserID == userID,
 		UnreadChat: g.UnreadChat,
 	}

@@ -48,13 +48,13 @@ func variantLabel(ctx context.Context, v engine.Variant) string {
 func botLevelLabel(ctx context.Context, l bot.Level) string {
 	switch l {
 	case bot.Random:
-		return i18n.T(ctx, "{{.Name}}: plays at random", "Name", l.Name())
+		return i18n.T(ctx, "{{.Name}}: plays at random", "Name", views.PlayerName(ctx, l.Name()))
 	case bot.Heuristic:
-		return i18n.T(ctx, "{{.Name}}: a simple rule", "Name", l.Name())
+		return i18n.T(ctx, "{{.Name}}: a simple rule", "Name", views.PlayerName(ctx, l.Name()))
 	case bot.Strong:
-		return i18n.T(ctx, "{{.Name}}: searches each decision", "Name", l.Name())
+		return i18n.T(ctx, "{{.Name}}: searches each decision", "Name", views.PlayerName(ctx, l.Name()))
 	case bot.Expert:
-		return i18n.T(ctx, "{{.Name}}: searches ten times longer (slower)", "Name", l.Name())
+		return i18n.T(ctx, "{{.Name}}: searches ten times longer (slower)", "Name", views.PlayerName(ctx, l.Name()))
 	}
 	return l.Label()
 }
@@ -464,7 +464,7 @@ func gameRow(ctx context.Context, g db.GameSummary, userID int64) views.GameRow 
 	}
 	r := views.GameRow{
 		ID: g.ID, URL: fmt.Sprintf("/games/%d", g.ID), Summary: summary(ctx, o), Pace: paceLabel(ctx, g.Pace, g.TurnSeconds),
-		Players: g.Players, Taken: g.Taken, Seats: g.Seats, Status: g.Status, Watchers: g.Watchers, Ranked: g.Ranked,
+		Players: games.SummaryNames(g), Taken: g.Taken, Seats: g.Seats, Status: g.Status, Watchers: g.Watchers, Ranked: g.Ranked,
 		UnreadChat: g.UnreadChat,
 	}
 	if g.TurnName != nil {

@@ -211,6 +211,46 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 	}
 }
 
+// TestBotNamesInTheReadersLanguage: the bots' levels and names are in the
+// reader's language in the lobby's menu, at the table, in the lists and in
+// the API's English: two Club bots at a Spanish and an Italian table, by
+// hand.
+func TestBotNamesInTheReadersLanguage(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ann := s.APIFor("Ann")
+	_, g := ann.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "live", "turn_seconds": 60})
+	id := int64(g["id"].(float64))
+	for range 2 {
+		ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", id), map[string]any{"level": "heuristic"})
+	}
+	_, open := ann.Do(http.MethodGet, "/api/v1/games", nil)
+	if got := fmt.Sprint(open["games"].([]any)[0].(map[string]any)["players"]); got != "[Ann Club bot 1 Club bot 2]" {
+		t.Errorf("the API's open games: players %s", got)
+	}
+	for _, tc := range []struct {
+		lang           i18n.Lang
+		club, beginner string
+	}{
+		{i18n.Spanish, "Bot de club", "Bot principiante"},
+		{i18n.Italian, "Bot da circolo", "Bot principiante"},
+	} {
+		c := loggedIn(t, s, ann)
+		c.PostForm("/lang", url.Values{"lang": {string(tc.lang)}, "next": {"/"}})
+		lobby := c.Get(fmt.Sprintf("/games/%d", id))
+		var menu []string
+		lobby.Doc().Find(`[data-testid="bot-level"] option`).Each(func(_ int, o *goquery.Selection) { menu = append(menu, o.Text()) })
+		if len(menu) != 4 || !strings.HasPrefix(menu[0], tc.beginner+":") || !strings.HasPrefix(menu[1], tc.club+":") {
+			t.Errorf("%s: the lobby's menu %q", tc.lang, menu)
+		}
+		for _, page := range []*apptest.Response{lobby, c.Get("/games"), c.Get("/my/games")} {
+			body := strings.Join(strings.Fields(page.Doc().Find("main").Text()), " ")
+			if !strings.Contains(body, tc.club+" 1") || !strings.Contains(body, tc.club+" 2") || strings.Contains(body, "Club bot") || strings.Contains(body, "heuristic") {
+				t.Errorf("%s: a page names the bots otherwise: %s", tc.lang, body)
+			}
+		}
+	}
+}
+
 // readMail decodes a delivered mail: its subject, text and HTML parts.
 func readMail(t *testing.T, raw []byte) (subject, text, html string) {
 	t.Helper()

@@ -100,15 +100,13 @@ func TestRematch(t *testing.T) {
 	if g["status"] != "playing" {
 		t.Fatalf("the rematch is %v", g["status"])
 	}
-	got := seatNames(g)
-	// Moved one place on: the old seat 1 is the new seat 0. A bot's name
-	// carries its seat number, so compare the people and the bot's level.
-	want := append(append([]string{}, names[1:]...), names[0])
-	for i := range want {
-		if strings.Contains(want[i], " bot ") != strings.Contains(got[i], " bot ") || (!strings.Contains(want[i], " bot ") && want[i] != got[i]) {
-			t.Errorf("new seats %v, want %v moved one place on", got, want)
-			break
-		}
+	// Ann sat first, the bot she added second, Bob third; moved one place
+	// on, the old seat 1 is the new seat 0, and the bot keeps its name.
+	if fmt.Sprint(names) != "[Ann Club bot 1 Bob]" {
+		t.Errorf("the first game's seats %q", names)
+	}
+	if got := seatNames(g); fmt.Sprint(got) != "[Club bot 1 Bob Ann]" {
+		t.Errorf("new seats %q, want [Club bot 1 Bob Ann]: moved one place on, the bot keeping its name", got)
 	}
 	opts := g["view"].(map[string]any)["options"].(map[string]any)
 	if opts["rounds"].(float64) != 1 || opts["players"].(float64) != 3 {

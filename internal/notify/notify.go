@@ -416,7 +416,7 @@ func (s *Service) turnMail(r db.Recipient, t *games.Table, kind, subject, saidHe
 	g := t.Game
 	v := mailView{
 		Heading:     tr(r, "Your turn in game #{{.ID}}", "ID", g.ID),
-		Lines:       append([]string{tr(r, "It is your turn against {{.Names}}.", "Names", strings.Join(others(t, r.ID), ", "))}, situation(r, t)...),
+		Lines:       append([]string{tr(r, "It is your turn against {{.Names}}.", "Names", strings.Join(others(r, t, r.ID), ", "))}, situation(r, t)...),
 		SaidHeading: saidHeading,
 		Said:        said,
 	}
@@ -440,7 +440,7 @@ func (s *Service) digestMail(r db.Recipient, ws []waitingGame) *Message {
 	v := mailView{Heading: trn(r, "{{.Count}} game is waiting for you", "{{.Count}} games are waiting for you", len(ws))}
 	for _, w := range ws {
 		g := w.table.Game
-		args := []any{"ID", g.ID, "Names", strings.Join(others(w.table, r.ID), ", "), "Card", w.table.View.ActiveCard, "Tokens", views.TokensIn(lang(r), w.table.View.Pot)}
+		args := []any{"ID", g.ID, "Names", strings.Join(others(r, w.table, r.ID), ", "), "Card", w.table.View.ActiveCard, "Tokens", views.TokensIn(lang(r), w.table.View.Pot)}
 		line := tr(r, "Game #{{.ID}} against {{.Names}}: {{.Card}} with {{.Tokens}} on it", args...)
 		if g.DueAt != nil {
 			line = tr(r, "Game #{{.ID}} against {{.Names}}: {{.Card}} with {{.Tokens}} on it, decide by {{.Time}}", append(args, "Time", localTime(*g.DueAt, r))...)
@@ -454,14 +454,20 @@ func (s *Service) digestMail(r db.Recipient, ws []waitingGame) *Message {
 	return s.message(r, db.MailYourTurn, trn(r, "{{.Count}} No Thanks! game is waiting for you", "{{.Count}} No Thanks! games are waiting for you", len(ws)), v)
 }
 
-func others(t *games.Table, me int64) []string {
+func others(r db.Recipient, t *games.Table, me int64) []string {
 	var out []string
 	for _, st := range t.Seats {
 		if st.UserID == nil || *st.UserID != me {
-			out = append(out, games.Name(st))
+			out = append(out, seatName(r, games.Name(st)))
 		}
 	}
 	return out
+}
+
+// seatName is a seat's name in the recipient's language (a bot's level, a
+// deleted account).
+func seatName(r db.Recipient, name string) string {
+	return views.PlayerName(i18n.With(context.Background(), lang(r)), name)
 }
 
 func (s *Service) reminder(ctx context.Context, r db.Recipient, m db.Mail, now time.Time) (*Message, error) {
@@ -506,7 +512,7 @@ func (s *Service) gameOver(ctx context.Context, r db.Recipient, m db.Mail) (*Mes
 		for place := 1; place <= len(names); place++ {
 			for i := range names {
 				if placings[i] == place {
-					v.Lines = append(v.Lines, trn(r, "{{.Place}}: {{.Name}}, {{.Count}} point", "{{.Place}}: {{.Name}}, {{.Count}} points", t.View.Totals[i], "Place", views.OrdinalIn(lang(r), place), "Name", names[i]))
+					v.Lines = append(v.Lines, trn(r, "{{.Place}}: {{.Name}}, {{.Count}} point", "{{.Place}}: {{.Name}}, {{.Count}} points", t.View.Totals[i], "Place", views.OrdinalIn(lang(r), place), "Name", seatName(r, names[i])))
 				}
 			}
 		}

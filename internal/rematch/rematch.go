@@ -192,7 +192,7 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, st *games.State, r *db.
 		if seat.UserID != nil && !r.Answers[*seat.UserID] {
 			continue
 		}
-		seats = append(seats, games.SeatFor{UserID: seat.UserID, BotLevel: seat.BotLevel})
+		seats = append(seats, games.SeatFor{UserID: seat.UserID, BotLevel: seat.BotLevel, BotNumber: seat.BotNumber})
 	}
 	if len(seats) > 1 {
 		seats = append(seats[1:], seats[0])

@@ -144,13 +144,27 @@ func joinNames(ctx context.Context, names []string) string {
 }
 
 // PlayerName is a seat's name to show: a deleted account's seat is
-// "deleted player" in the reader's language.
+// "deleted player" in the reader's language, and a bot's name ("Club bot
+// 2") is its level's name in that language with its number. (A username
+// has no spaces, so it cannot be taken for a bot's.)
 func PlayerName(ctx context.Context, name string) string {
 	if name == deletedName {
 		return i18n.T(ctx, "deleted player")
 	}
+	for _, b := range BotNames {
+		if name == b {
+			return i18n.T(ctx, b)
+		}
+		if n, ok := strings.CutPrefix(name, b+" "); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			return i18n.T(ctx, b) + " " + n
+		}
+	}
 	return name
 }
+
+// BotNames are the names of the bot levels (engine/bot's Level.Name),
+// which PlayerName translates.
+var BotNames = []string{i18n.M("Beginner bot"), i18n.M("Club bot"), i18n.M("Strong bot"), i18n.M("Expert bot")}
 
 // deletedName is db.DeletedName (views do not import db).
 const deletedName = "deleted player"
