@@ -88,21 +88,36 @@ func newTour(t *testing.T) tour {
 	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", played), map[string]any{"level": "random"})
 	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", played), map[string]any{"level": "heuristic"})
 
-	// A finished game: the player takes everything, bots do the rest.
-	_, g = api.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 60})
-	finished := int64(g["id"].(float64))
-	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", finished), map[string]any{"level": "random"})
-	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", finished), map[string]any{"level": "random"})
-	for range 2000 {
-		_, view := api.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", finished), nil)
-		if view["status"] == "finished" {
-			break
+	// Finished games of three and of seven: the people take everything,
+	// bots do the rest. The seven hold two players with the longest names
+	// a username may have (the widest round summary a phone shows).
+	finish := func(seats int, people ...*apptest.API) int64 {
+		_, g := people[0].Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": seats, "rounds": 2, "pace": "live", "turn_seconds": 60})
+		id := int64(g["id"].(float64))
+		for _, p := range people[1:] {
+			p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", id), nil)
 		}
-		if view["your_turn"] == true {
-			api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/take", finished), map[string]any{"version": view["view"].(map[string]any)["version"]})
+		for range seats - len(people) {
+			people[0].Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", id), map[string]any{"level": "random"})
 		}
-		time.Sleep(5 * time.Millisecond)
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) {
+			for _, p := range people {
+				_, view := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", id), nil)
+				if view["status"] == "finished" {
+					return id
+				}
+				if view["your_turn"] == true {
+					p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/take", id), map[string]any{"version": view["view"].(map[string]any)["version"]})
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Fatalf("the %d-player game did not end", seats)
+		return 0
 	}
+	finished := finish(3, api)
+	finished7 := finish(7, api, s.APIFor("Bartholomew_Longname"), s.APIFor("Maximiliana-Rosales"))
 
 	// A chat message on the finished table, reported, and the tourist a
 	// moderator: the people pages have something to show.
@@ -134,12 +149,14 @@ func newTour(t *testing.T) tour {
 			{"profile", "/u/Tourist"}, {"lobby-visitor", fmt.Sprintf("/games/%d", open)},
 			{"table-visitor", fmt.Sprintf("/games/%d", played)}, {"not-found", "/no/such/page"},
 			{"finished", fmt.Sprintf("/games/%d", finished)}, {"replay", fmt.Sprintf("/games/%d/replay?step=7", finished)},
+			{"finished-7", fmt.Sprintf("/games/%d", finished7)}, {"replay-7", fmt.Sprintf("/games/%d/replay", finished7)},
 			{"docs-api", "/docs/api"}, {"docs-rules", "/docs/rules"},
 		},
 		member: []tourPage{
 			{"home-member", "/"}, {"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
 			{"ranked", "/ranked"}, {"lobby-creator", fmt.Sprintf("/games/%d", open)},
 			{"table-player", fmt.Sprintf("/games/%d", played)}, {"finished-player", fmt.Sprintf("/games/%d", finished)},
+			{"finished-7-player", fmt.Sprintf("/games/%d", finished7)},
 			{"following", "/following"}, {"profile-other", "/u/Chatty"}, {"admin", "/admin"}, {"admin-log", "/admin/log"},
 			{"report", fmt.Sprintf("/chat/%d/report", msg)}, {"replay-chat", fmt.Sprintf("/games/%d/replay", finished)},
 		},
