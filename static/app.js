@@ -7,6 +7,7 @@ window.ntMsgs = (function () {
   try { m = JSON.parse(document.body.dataset.msgs || "{}"); } catch (e) { m = {}; }
   var en = {
     copied: "Copied", timeUp: "time is up", yourTurn: "(Your turn)", notifyTitle: "Your turn · No Thanks!",
+    chatTitle: "New message at game #{n} · No Thanks!",
     notifyBody: "Game #{n} waits for you.", waitingOne: "{n} game waiting for you", waitingMany: "{n} games waiting for you",
     noNotify: "This browser has no notifications.", allowed: "Allowed: you will be notified.",
     blocked: "Blocked in this browser's site settings.", units: ["d", "h", "m", "s"], spaced: false
@@ -102,6 +103,7 @@ window.ntMsgs = (function () {
       words.textContent = s;
     }
   }
+  window.ntBeep = beep;
   function beep() {
     var AC = window.AudioContext || window.webkitAudioContext;
     if (!AC) return;
@@ -137,11 +139,28 @@ window.ntMsgs = (function () {
   function onTurn(ev) {
     try { apply(JSON.parse(ev.data)); } catch (e) { /* a bad frame changes nothing */ }
   }
+  // A list of games (open tables, games to watch) reads itself again when
+  // the stream says it changed, after a short random pause so that the
+  // pages of a busy site do not all ask at once; while no stream is open it
+  // asks every 15 seconds instead, and once more when the stream is back.
+  var listPoll = null;
+  function onLists() {
+    setTimeout(function () { htmx.trigger(body, "nt:lists"); }, Math.random() * 1000);
+  }
+  function pollLists(on) {
+    if (!body || !("lists" in body.dataset)) return;
+    if (on && !listPoll) listPoll = setInterval(function () { htmx.trigger(body, "nt:lists"); }, 15000);
+    if (!on && listPoll) { clearInterval(listPoll); listPoll = null; onLists(); }
+  }
   var es = null;
   function connect() {
-    if (es || !url || typeof EventSource === "undefined") return;
+    if (es || !url) return;
+    if (typeof EventSource === "undefined") { pollLists(true); return; }
     es = new EventSource(url);
     es.addEventListener("turn", onTurn);
+    es.addEventListener("lists", onLists);
+    es.addEventListener("open", function () { pollLists(false); });
+    es.addEventListener("error", function () { pollLists(true); });
   }
   // A page left for another is closed; one the browser keeps to come back
   // to must not hold one of its few connections to the site meanwhile.
@@ -360,11 +379,27 @@ window.ntMsgs = (function () {
     var li = newest(), region = document.getElementById("announcer");
     if (!li) return;
     var id = Number(li.dataset.id);
-    if (lastSeen !== null && id > lastSeen && region) {
+    if (lastSeen !== null && id > lastSeen) {
       var who = li.querySelector('[data-testid="chat-author"]'), body = li.querySelector('[data-testid="chat-body"]');
-      if (who && body) region.textContent = who.textContent.trim() + ": " + body.textContent.trim();
+      if (who && body) {
+        var line = who.textContent.trim() + ": " + body.textContent.trim();
+        if (region) region.textContent = line;
+        if (who.textContent.trim() !== document.body.dataset.me) alertChat(line);
+      }
     }
     lastSeen = Math.max(lastSeen || 0, id);
+  }
+  // Another player's message at the player's own table, while the tab is
+  // hidden: the turn's sound (if the player chose it) and a browser
+  // notification (if they allowed them), as for a turn.
+  function alertChat(line) {
+    var box = document.querySelector("[data-read-url]");
+    if (!box || !document.hidden) return;
+    if ("turnSound" in document.body.dataset && window.ntBeep) window.ntBeep();
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    var game = (/\/games\/(\d+)/.exec(box.getAttribute("data-read-url")) || [])[1];
+    var n = new Notification(window.ntMsgs.fill(window.ntMsgs.chatTitle, game), { body: line, tag: "nt-chat-" + game });
+    n.onclick = function () { window.focus(); location.hash = "chat"; };
   }
   // A player who has the table in view has read its chat: the server is
   // told, so their list of games stops counting those messages as new (the

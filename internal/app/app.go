@@ -22,6 +22,7 @@ import (
 	"nothanks/internal/handlers"
 	"nothanks/internal/invites"
 	"nothanks/internal/links"
+	"nothanks/internal/lists"
 	"nothanks/internal/live"
 	"nothanks/internal/metrics"
 	"nothanks/internal/moderation"
@@ -62,6 +63,8 @@ type App struct {
 	Chat       *chat.Service
 	Moderation *moderation.Service
 	Privacy    *privacy.Service
+	// Lists tells the pages with lists of games that one changed.
+	Lists *lists.Hub
 	// Due wakes the due-move worker.
 	Due     *live.Waker
 	Store   *db.Store
@@ -122,6 +125,7 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	n := notify.New(store, g, signer, sender, cfg.BaseURL, clk, log)
 	hub := watch.New(g.State, store, clk, log)
 	tn := turns.New(store, clk.Now, log)
+	ls := lists.New()
 	rv := reviews.New(store, g, clk, log)
 	rm := rematch.New(store, g, clk)
 	iv := invites.New(store, g, clk)
@@ -130,10 +134,10 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	md := moderation.New(store, clk, acc.ForgetToken)
 	pv := privacy.New(store, acc, g, clk)
 	m := metrics.New(store.DB.DB, store, clk.Now, log)
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Lists: ls, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
 		People: pp, Chat: ch, Moderation: md, Privacy: pv, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Lists: ls, Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // AnalysisEvery is how often an instance looks for finished games to
@@ -170,6 +174,7 @@ func (a *App) Run(ctx context.Context) {
 		},
 		db.DueChannel:   a.Due.AtPayload,
 		db.TokenChannel: a.Accounts.ForgetToken,
+		db.ListsChannel: a.Lists.Changed,
 		db.ChatChannel: func(payload string) {
 			if id, err := strconv.ParseInt(payload, 10, 64); err == nil {
 				a.Watch.ChatChanged(id)
@@ -178,6 +183,7 @@ func (a *App) Run(ctx context.Context) {
 	}
 	caughtUp := func() {
 		a.Watch.ChangedAll()
+		a.Lists.ChangedAll()
 		go func() {
 			if err := a.Turns.Resync(ctx); err != nil && ctx.Err() == nil {
 				a.log.Warn("resync turns", "err", err)

@@ -98,6 +98,7 @@ func (t *Tx) CreateGame(ctx context.Context, g Game) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("db: create game: %w", err)
 	}
+	t.noteLists(ListOpen)
 	return id, nil
 }
 
@@ -200,6 +201,7 @@ func (t *Tx) AddSeat(ctx context.Context, gameID int64, userID *int64, botLevel 
 	if err != nil {
 		return fmt.Errorf("db: add seat to game %d: %w", gameID, err)
 	}
+	t.noteLists(ListOpen)
 	return nil
 }
 
@@ -214,6 +216,7 @@ func (t *Tx) RemoveSeat(ctx context.Context, gameID, userID int64) (bool, error)
 		return false, fmt.Errorf("db: remove seat: %w", err)
 	}
 	n, _ := res.RowsAffected()
+	t.noteLists(ListOpen)
 	return n > 0, nil
 }
 
@@ -224,6 +227,7 @@ func (t *Tx) RemoveBotSeat(ctx context.Context, gameID, seatID int64) (bool, err
 		return false, fmt.Errorf("db: remove bot seat: %w", err)
 	}
 	n, _ := res.RowsAffected()
+	t.noteLists(ListOpen)
 	return n > 0, nil
 }
 
@@ -243,6 +247,7 @@ func (t *Tx) StartGame(ctx context.Context, gameID int64, seats int, at time.Tim
 		WHERE id = $1`, gameID, seats, at); err != nil {
 		return err
 	}
+	t.noteLists(ListOpen, ListLive)
 	return t.noteInvitees(ctx, gameID)
 }
 
@@ -251,6 +256,7 @@ func (t *Tx) CancelGame(ctx context.Context, gameID int64, at time.Time) error {
 	if err := exec(ctx, t.tx, "cancel game", `UPDATE games SET status = 'cancelled', updated_at = $2 WHERE id = $1`, gameID, at); err != nil {
 		return err
 	}
+	t.noteLists(ListOpen)
 	return t.noteInvitees(ctx, gameID)
 }
 
@@ -291,6 +297,9 @@ func (t *Tx) SetGameState(ctx context.Context, gameID int64, prev int, st GameSt
 		return false, fmt.Errorf("db: set state of game %d: %w", gameID, err)
 	}
 	n, _ := res.RowsAffected()
+	if n == 1 && st.Status == StatusFinished {
+		t.noteLists(ListLive)
+	}
 	return n == 1, nil
 }
 
@@ -362,6 +371,9 @@ func (w MoveWrite) notes() []note {
 	ns := []note{{GameChannel, turnPayload(w.Move.GameID, w.State.Version, w.State.TurnUserID)}}
 	if w.WakeDue != nil {
 		ns = append(ns, note{DueChannel, strconv.FormatInt(w.WakeDue.UnixMilli(), 10)})
+	}
+	if w.State.Status == StatusFinished {
+		ns = append(ns, note{ListsChannel, ListLive})
 	}
 	return ns
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"slices"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -159,6 +160,27 @@ func (t *Tx) NotifyDue(_ context.Context, at time.Time) error {
 // (user 0: no person): the event streams and the turn streams of every
 // instance listen to it.
 const GameChannel = "game_changed"
+
+// ListsChannel is the LISTEN/NOTIFY channel of changes to the lists of
+// games the site shows, payload the list: ListOpen when a table opens,
+// fills, starts or is cancelled, ListLive when a game starts or ends.
+const ListsChannel = "lists_changed"
+
+// The lists of ListsChannel (internal/lists).
+const (
+	ListOpen = "open"
+	ListLive = "live"
+)
+
+// noteLists tells every instance, once the transaction commits, that
+// lists of games changed (a transaction tells each list once).
+func (t *Tx) noteLists(lists ...string) {
+	for _, l := range lists {
+		if !slices.Contains(t.notes, note{ListsChannel, l}) {
+			t.notes = append(t.notes, note{ListsChannel, l})
+		}
+	}
+}
 
 // DueChannel is the LISTEN/NOTIFY channel that wakes the due-move workers,
 // payload the due time in Unix milliseconds. It is sent only when a machine

@@ -17,6 +17,7 @@ import (
 	"nothanks/internal/games"
 	"nothanks/internal/i18n"
 	"nothanks/internal/invites"
+	"nothanks/internal/lists"
 	"nothanks/internal/views"
 	"nothanks/internal/watch"
 )
@@ -44,7 +45,9 @@ func (s *Server) openGames(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.OpenGamesPage(s.page(c, tr(c, "Open games")), gameRows(c.Request().Context(), gs, 0)))
+	p := s.page(c, tr(c, "Open games"))
+	p.Lists = lists.Open
+	return render(c, http.StatusOK, views.OpenGamesPage(p, gameRows(c.Request().Context(), gs, 0)))
 }
 
 func (s *Server) watch(c echo.Context) error {
@@ -52,7 +55,9 @@ func (s *Server) watch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.WatchPage(s.page(c, tr(c, "Watch")), gameRows(c.Request().Context(), gs, 0)))
+	p := s.page(c, tr(c, "Watch"))
+	p.Lists = lists.Live
+	return render(c, http.StatusOK, views.WatchPage(p, gameRows(c.Request().Context(), gs, 0)))
 }
 
 func (s *Server) myGames(c echo.Context) error {

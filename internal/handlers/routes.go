@@ -30,6 +30,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/games/:id/board", s.boardFragment)
 	e.GET("/games/:id/events", s.gameEvents)
 	e.GET("/my/events", s.turnEvents, requireUser)
+	e.GET("/lists/events", s.listEvents)
 	e.GET("/games/:id/replay", s.replay)
 	e.GET("/games/:id/chat", s.chatFragment)
 	e.GET("/games/:id/record", s.record)

@@ -25,6 +25,7 @@ import (
 	"nothanks/internal/games"
 	"nothanks/internal/invites"
 	"nothanks/internal/links"
+	"nothanks/internal/lists"
 	"nothanks/internal/metrics"
 	"nothanks/internal/moderation"
 	"nothanks/internal/people"
@@ -56,6 +57,8 @@ type Deps struct {
 	Watch    *watch.Hub
 	// Turns feeds the per-person turn streams; nil serves none.
 	Turns *turns.Hub
+	// Lists tells list pages that their list changed; nil: they poll.
+	Lists *lists.Hub
 	// Reviews serves post-game analyses.
 	Reviews *reviews.Service
 	// Rematch is "Play again" at finished tables.
@@ -88,6 +91,7 @@ type Server struct {
 	links    *links.Signer
 	hub      *watch.Hub
 	turns    *turns.Hub
+	lists    *lists.Hub
 	reviews  *reviews.Service
 	rematch  *rematch.Service
 	invites  *invites.Service
@@ -114,7 +118,7 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, people: d.People, chat: d.Chat, mod: d.Moderation, privacy: d.Privacy, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, lists: d.Lists, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, people: d.People, chat: d.Chat, mod: d.Moderation, privacy: d.Privacy, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
 	d.Watch.SetRenderer(streamRenderer{s})
 	d.Watch.SetChat(d.Chat.Read)
 	if d.ActiveRequests > 0 {

@@ -155,3 +155,41 @@ func TestManySpectatorsShareOneRenderPerVersion(t *testing.T) {
 		t.Errorf("the page says %q", page.TestID("watchers"))
 	}
 }
+
+// TestListChangesReachEveryInstance: a visitor's list stream on one
+// instance and a member's turn stream asking for the live list on another
+// hear of a table opened on a third party's instance ("open"), and of its
+// start ("open" and "live"), and nothing that concerns no list they asked
+// for; a list stream that asks for no list is refused.
+func TestListChangesReachEveryInstance(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	s2 := apptest.NewOn(t, s.Store, s.DBURL, apptest.WithoutWorkers())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if res := s2.Client().Get("/lists/events?lists=nothing"); res.Status != http.StatusNotFound {
+		t.Errorf("a list stream of no list: %d", res.Status)
+	}
+	visitor := s2.Client().Stream(ctx, "/lists/events?lists=open")
+	mel := s2.APIFor("Mel")
+	member := loggedIn(t, s2, mel).Stream(ctx, "/my/events?lists=live")
+	member.Next(t, "turn") // the stream's first word: Mel's turns
+	time.Sleep(200 * time.Millisecond)
+
+	ann := s.APIFor("Ann")
+	_, g := ann.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 60})
+	id := int64(g["id"].(float64))
+	if got := visitor.Next(t, "lists"); got != "open" {
+		t.Errorf("the visitor is told %q of a new table, want open", got)
+	}
+	for range 2 {
+		ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", id), map[string]any{"level": "random"})
+	}
+	// The member asked for the live list only: the table's opening and
+	// filling are not told to him, its start is.
+	if got := member.Next(t, "lists"); got != "live" {
+		t.Errorf("the member is told %q, want live", got)
+	}
+	if got := visitor.Next(t, "lists"); got != "open" {
+		t.Errorf("the visitor is told %q of the table's start, want open", got)
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"nothanks/internal/lists"
 	"nothanks/internal/turns"
 )
 
@@ -15,8 +17,9 @@ import (
 // wait for their decision: one small stream per page, whatever the page,
 // fed by this instance's turns hub with no database work per move. Each
 // event is "turn" with {"my_turn": n, "games": [ids]}, at once and then on
-// every change. Like the game streams it takes the connection over after
-// the headers.
+// every change. A page that lists games (?lists=open or live) is told on
+// the same stream when its list changed ("lists", the lists' names). Like
+// the game streams it takes the connection over after the headers.
 func (s *Server) turnEvents(c echo.Context) error {
 	if s.turns == nil {
 		return echo.NewHTTPError(http.StatusNotFound)
@@ -26,29 +29,75 @@ func (s *Server) turnEvents(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return s.siteStream(c, sub, &first)
+}
+
+// listEvents streams to a visitor's page of a list of games when the list
+// changed, as a member's turn stream does (a visitor has no turns).
+func (s *Server) listEvents(c echo.Context) error {
+	if s.lists == nil || len(listsOf(c)) == 0 {
+		return echo.NewHTTPError(http.StatusNotFound)
+	}
+	return s.siteStream(c, nil, nil)
+}
+
+// listsOf is the lists a stream is asked to tell of (?lists=open,live).
+func listsOf(c echo.Context) []string {
+	var out []string
+	for _, l := range strings.Split(c.QueryParam("lists"), ",") {
+		if lists.Valid(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// siteStream holds the stream of a page that is not a game's: a member's
+// turns (sub and first; nil for a visitor) and the lists the page shows.
+func (s *Server) siteStream(c echo.Context, sub *turns.Sub, first *turns.Update) error {
+	var ls *lists.Sub
+	if s.lists != nil {
+		ls = s.lists.Subscribe(listsOf(c))
+	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
 	h.Set(echo.HeaderCacheControl, "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	closed := s.metrics.StreamOpened()
 	if conn, err := takeOver(c, h); err == nil {
-		go s.turnStream(context.Background(), &connWriter{conn: conn}, sub, first, closed)
+		go s.turnStream(context.Background(), &connWriter{conn: conn}, sub, first, ls, closed)
 		return nil
 	}
 	h.Set("Connection", "keep-alive")
 	w := c.Response()
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
-	s.turnStream(c.Request().Context(), &responseWriter{w: w, rc: http.NewResponseController(w)}, sub, first, closed)
+	s.turnStream(c.Request().Context(), &responseWriter{w: w, rc: http.NewResponseController(w)}, sub, first, ls, closed)
 	return nil
 }
 
-func (s *Server) turnStream(ctx context.Context, w frameWriter, sub *turns.Sub, first turns.Update, closed func()) {
-	defer s.turns.Unsubscribe(sub)
+func (s *Server) turnStream(ctx context.Context, w frameWriter, sub *turns.Sub, first *turns.Update, ls *lists.Sub, closed func()) {
+	if sub != nil {
+		defer s.turns.Unsubscribe(sub)
+	}
+	if ls != nil {
+		defer s.lists.Unsubscribe(ls)
+	}
 	defer w.Close()
 	defer closed()
-	if err := w.Write(turnFrame(first)); err != nil {
+	// A nil subscription's channel is nil: never ready.
+	var turnC <-chan turns.Update
+	var listC <-chan []string
+	if sub != nil {
+		turnC = sub.C
+		if err := w.Write(turnFrame(*first)); err != nil {
+			return
+		}
+	} else if err := w.Write([]byte(": open\n\n")); err != nil {
 		return
+	}
+	if ls != nil {
+		listC = ls.C
 	}
 	beat := time.NewTicker(Heartbeat)
 	defer beat.Stop()
@@ -60,8 +109,12 @@ func (s *Server) turnStream(ctx context.Context, w frameWriter, sub *turns.Sub, 
 			return
 		case <-s.hub.Done():
 			return
-		case u := <-sub.C:
+		case u := <-turnC:
 			if err := w.Write(turnFrame(u)); err != nil {
+				return
+			}
+		case l := <-listC:
+			if err := w.Write([]byte("event: lists\ndata: " + strings.Join(l, ",") + "\n\n")); err != nil {
 				return
 			}
 		case <-beat.C:

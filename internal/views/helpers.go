@@ -308,6 +308,7 @@ func jsMessages(ctx context.Context) string {
 		"yourTurn":    tr(ctx, "(Your turn)"),
 		"notifyTitle": tr(ctx, "Your turn · No Thanks!"),
 		"notifyBody":  tr(ctx, "Game #{{.ID}} waits for you.", "ID", "{n}"),
+		"chatTitle":   tr(ctx, "New message at game #{{.ID}} · No Thanks!", "ID", "{n}"),
 		"waitingOne":  trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", 1, "Count", "{n}"),
 		"waitingMany": trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", 2, "Count", "{n}"),
 		"inviteOne":   trn(ctx, "{{.Count}} invitation", "{{.Count}} invitations", 1, "Count", "{n}"),

@@ -20,6 +20,9 @@ type Page struct {
 	// turn events, so the page opens no stream of its own for them (a
 	// browser holds only 6 connections to a site over HTTP/1.1).
 	TurnsInGameStream bool
+	// Lists is the list of games the page shows ("open", "live"; "" for
+	// none), which its stream tells it of when it changes.
+	Lists string
 }
 
 // NavUser is the logged-in player as the navigation shows them.
