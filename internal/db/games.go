@@ -48,12 +48,12 @@ const gameColumns = `g.id, g.creator_id, g.status, g.options, g.seats, g.public,
 
 // Seat is a row of game_seats, with the player's name.
 type Seat struct {
-	ID        int64     `db:"id" json:"id"`
-	GameID    int64     `db:"game_id" json:"game_id"`
-	Seat      *int      `db:"seat" json:"seat"`
-	UserID    *int64    `db:"user_id" json:"user_id"`
-	Username  *string   `db:"username" json:"username"`
-	BotLevel  *string   `db:"bot_level" json:"bot_level"`
+	ID       int64   `db:"id" json:"id"`
+	GameID   int64   `db:"game_id" json:"game_id"`
+	Seat     *int    `db:"seat" json:"seat"`
+	UserID   *int64  `db:"user_id" json:"user_id"`
+	Username *string `db:"username" json:"username"`
+	BotLevel *string `db:"bot_level" json:"bot_level"`
 	// BotNumber names a bot at its table ("Club bot 2"), kept into a
 	// rematch.
 	BotNumber *int      `db:"bot_number" json:"bot_number"`
@@ -455,11 +455,11 @@ type GameSummary struct {
 	Players    pq.StringArray `db:"players"`
 	BotLevels  pq.StringArray `db:"bot_levels"`
 	BotNumbers pq.Int64Array  `db:"bot_numbers"`
-	Taken     int            `db:"taken"`
-	TurnName  *string        `db:"turn_name"`
-	MySeat    *int           `db:"my_seat"`
-	MyPlacing *int           `db:"my_placing"`
-	Watchers  int            `db:"watchers"`
+	Taken      int            `db:"taken"`
+	TurnName   *string        `db:"turn_name"`
+	MySeat     *int           `db:"my_seat"`
+	MyPlacing  *int           `db:"my_placing"`
+	Watchers   int            `db:"watchers"`
 	// UnreadChat counts the messages in the players' chat the person has
 	// not seen (their own list of games only).
 	UnreadChat int `db:"unread_chat"`

@@ -2,9 +2,9 @@ package db
 
 import (
 	"context"
-	"slices"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
