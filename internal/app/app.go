@@ -33,6 +33,7 @@ import (
 	"nothanks/internal/rematch"
 	"nothanks/internal/reviews"
 	"nothanks/internal/session"
+	"nothanks/internal/tournaments"
 	"nothanks/internal/turns"
 	"nothanks/internal/watch"
 )
@@ -65,6 +66,11 @@ type App struct {
 	Privacy    *privacy.Service
 	// Lists tells the pages with lists of games that one changed.
 	Lists *lists.Hub
+	// Tournaments runs events; Feed streams their pages; TournamentDue
+	// wakes their worker.
+	Tournaments   *tournaments.Service
+	Feed          *watch.Feed
+	TournamentDue *live.Waker
 	// Due wakes the due-move worker.
 	Due     *live.Waker
 	Store   *db.Store
@@ -126,6 +132,14 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	hub := watch.New(g.State, store, clk, log)
 	tn := turns.New(store, clk.Now, log)
 	ls := lists.New()
+	tr := tournaments.New(store, g, clk, log)
+	feed := watch.NewFeed(func(ctx context.Context, id int64) (int, any, error) {
+		v, err := tr.Load(ctx, id)
+		if err != nil {
+			return 0, nil, err
+		}
+		return v.T.Version, v, nil
+	}, log)
 	rv := reviews.New(store, g, clk, log)
 	rm := rematch.New(store, g, clk)
 	iv := invites.New(store, g, clk)
@@ -134,10 +148,10 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	md := moderation.New(store, clk, acc.ForgetToken)
 	pv := privacy.New(store, acc, g, clk)
 	m := metrics.New(store.DB.DB, store, clk.Now, log)
-	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Lists: ls, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
+	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
 		People: pp, Chat: ch, Moderation: md, Privacy: pv, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Lists: ls, Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // AnalysisEvery is how often an instance looks for finished games to
@@ -157,7 +171,7 @@ const PresenceEvery = 10 * time.Second
 // hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(8)
+	wg.Add(9)
 	handlers := live.Handlers{
 		db.GameChannel: func(payload string) {
 			if id, ok := live.GameID(payload); ok {
@@ -175,6 +189,13 @@ func (a *App) Run(ctx context.Context) {
 		db.DueChannel:   a.Due.AtPayload,
 		db.TokenChannel: a.Accounts.ForgetToken,
 		db.ListsChannel: a.Lists.Changed,
+		db.TournamentChannel: func(payload string) {
+			if id, err := strconv.ParseInt(payload, 10, 64); err == nil {
+				a.Feed.Changed(id)
+			}
+		},
+		db.TournamentDueChannel: func(string) { a.TournamentDue.Now() },
+		db.NoticeChannel:        a.Turns.Notice,
 		db.ChatChannel: func(payload string) {
 			if id, err := strconv.ParseInt(payload, 10, 64); err == nil {
 				a.Watch.ChatChanged(id)
@@ -184,6 +205,8 @@ func (a *App) Run(ctx context.Context) {
 	caughtUp := func() {
 		a.Watch.ChangedAll()
 		a.Lists.ChangedAll()
+		a.Feed.ChangedAll()
+		a.TournamentDue.Now()
 		go func() {
 			if err := a.Turns.Resync(ctx); err != nil && ctx.Err() == nil {
 				a.log.Warn("resync turns", "err", err)
@@ -233,6 +256,12 @@ func (a *App) Run(ctx context.Context) {
 	go func() {
 		defer wg.Done()
 		if a.Workers {
+			a.runTournaments(ctx)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if a.Workers {
 			a.runOutbox(ctx)
 		}
 	}()
@@ -260,6 +289,23 @@ func (a *App) runDue(ctx context.Context) {
 			planned = *next
 		}
 		a.Due.Wait(ctx, planned, 5*time.Second, a.clock.Now)
+	}
+}
+
+// runTournaments moves events on when they are due: it learns of players
+// come free and rounds ended from the tournament channel, and looks at the
+// earliest due time itself at least every 5 seconds (an event's start, an
+// arena's end, events left due while every instance was down).
+func (a *App) runTournaments(ctx context.Context) {
+	for ctx.Err() == nil {
+		if _, err := a.Tournaments.RunDue(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error("tournaments", "err", err)
+		}
+		var planned time.Time
+		if next, err := a.Tournaments.NextDue(ctx); err == nil && next != nil {
+			planned = *next
+		}
+		a.TournamentDue.Wait(ctx, planned, 5*time.Second, a.clock.Now)
 	}
 }
 

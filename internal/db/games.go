@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -32,6 +33,8 @@ type Game struct {
 	StartedAt   *time.Time      `db:"started_at"`
 	FinishedAt  *time.Time      `db:"finished_at"`
 	UpdatedAt   time.Time       `db:"updated_at"`
+	// TournamentID is the event the game is played in, if any.
+	TournamentID *int64 `db:"tournament_id"`
 }
 
 // Game statuses.
@@ -44,7 +47,7 @@ const (
 
 const gameColumns = `g.id, g.creator_id, g.status, g.options, g.seats, g.public, g.invite_code, g.ranked, g.pace,
 	g.turn_seconds, g.seed, g.version, g.turn_seat, g.turn_user_id, g.due_at, g.created_at, g.started_at,
-	g.finished_at, g.updated_at`
+	g.finished_at, g.updated_at, g.tournament_id`
 
 // Seat is a row of game_seats, with the player's name.
 type Seat struct {
@@ -100,6 +103,103 @@ func (t *Tx) CreateGame(ctx context.Context, g Game) (int64, error) {
 	}
 	t.noteLists(ListOpen)
 	return id, nil
+}
+
+// StartedGame is a game made with its table chosen and started at once,
+// for CreateStartedGames: the row as it is after the start, its seats'
+// people in seat order.
+type StartedGame struct {
+	Game   Game
+	People []int64
+}
+
+// CreateStartedGames inserts many started games and their seats in two
+// statements (a tournament's round), and tells every instance of each once
+// the transaction commits. It returns their ids in order.
+func (t *Tx) CreateStartedGames(ctx context.Context, gs []StartedGame) ([]int64, error) {
+	n := len(gs)
+	var (
+		creators, turnUsers, tournaments []sql.NullInt64
+		options, codes, paces            = make([]string, n), make([]string, n), make([]string, n)
+		seats, turnSeconds, versions     = make([]int64, n), make([]int64, n), make([]int64, n)
+		turnSeats                        []sql.NullInt64
+		publics, rankeds                 = make([]bool, n), make([]bool, n)
+		seeds                            = make([]int64, n)
+		dues                             []pq.NullTime
+		created                          = make([]time.Time, n)
+	)
+	for i, x := range gs {
+		g := x.Game
+		creators = append(creators, sql.NullInt64{Int64: g.CreatorID, Valid: true})
+		options[i], codes[i], paces[i] = string(g.Options), g.InviteCode, g.Pace
+		seats[i], turnSeconds[i], versions[i] = int64(g.Seats), int64(g.TurnSeconds), int64(g.Version)
+		publics[i], rankeds[i], seeds[i], created[i] = g.Public, g.Ranked, g.Seed, g.CreatedAt
+		turnSeats = append(turnSeats, nullInt(g.TurnSeat))
+		turnUsers = append(turnUsers, nullInt64(g.TurnUserID))
+		tournaments = append(tournaments, nullInt64(g.TournamentID))
+		d := pq.NullTime{}
+		if g.DueAt != nil {
+			d = pq.NullTime{Time: *g.DueAt, Valid: true}
+		}
+		dues = append(dues, d)
+	}
+	var rows []struct {
+		ID   int64  `db:"id"`
+		Code string `db:"invite_code"`
+	}
+	err := sel(ctx, t.tx, &rows, `
+		INSERT INTO games (creator_id, status, options, seats, public, invite_code, ranked, pace, turn_seconds, seed, version,
+			turn_seat, turn_user_id, due_at, created_at, started_at, updated_at, tournament_id)
+		SELECT c, 'playing', o::jsonb, n, p, code, r, pace, ts, seed, v, tseat, tuser, due, at, at, at, tid
+		FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bool[], $5::text[], $6::bool[], $7::text[], $8::int[], $9::bigint[],
+			$10::int[], $11::int[], $12::bigint[], $13::timestamptz[], $14::timestamptz[], $15::bigint[])
+			AS x (c, o, n, p, code, r, pace, ts, seed, v, tseat, tuser, due, at, tid)
+		RETURNING id, invite_code`,
+		pq.Array(creators), pq.Array(options), pq.Array(seats), pq.Array(publics), pq.Array(codes), pq.Array(rankeds), pq.Array(paces),
+		pq.Array(turnSeconds), pq.Array(seeds), pq.Array(versions), pq.Array(turnSeats), pq.Array(turnUsers), pq.Array(dues),
+		pq.Array(created), pq.Array(tournaments))
+	if err != nil {
+		return nil, fmt.Errorf("db: create started games: %w", err)
+	}
+	byCode := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		byCode[r.Code] = r.ID
+	}
+	ids := make([]int64, n)
+	var seatGames, seatUsers, seatNumbers []int64
+	var joined []time.Time
+	for i, x := range gs {
+		ids[i] = byCode[x.Game.InviteCode]
+		for k, u := range x.People {
+			seatGames = append(seatGames, ids[i])
+			seatUsers = append(seatUsers, u)
+			seatNumbers = append(seatNumbers, int64(k))
+			joined = append(joined, x.Game.CreatedAt)
+		}
+		t.notes = append(t.notes, note{GameChannel, turnPayload(ids[i], x.Game.Version, x.Game.TurnUserID)})
+	}
+	if err := exec(ctx, t.tx, "create started seats", `
+		INSERT INTO game_seats (game_id, seat, user_id, joined_at)
+		SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::timestamptz[])`,
+		pq.Array(seatGames), pq.Array(seatNumbers), pq.Array(seatUsers), pq.Array(joined)); err != nil {
+		return nil, err
+	}
+	t.noteLists(ListLive)
+	return ids, nil
+}
+
+func nullInt(p *int) sql.NullInt64 {
+	if p == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: int64(*p), Valid: true}
+}
+
+func nullInt64(p *int64) sql.NullInt64 {
+	if p == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: *p, Valid: true}
 }
 
 // GameForUpdate loads a game and locks its row until the transaction ends,

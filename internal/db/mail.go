@@ -19,6 +19,9 @@ const (
 	MailPasswordReset = "password_reset"
 	MailRankedMatch   = "ranked_match"
 	MailInvite        = "invite" // someone invites them to their table
+	// A tournament they play starts; their table in one is ready.
+	MailTournamentStart = "tournament_start"
+	MailTournamentTable = "tournament_table"
 )
 
 // Mail is a row of mail_outbox.
@@ -28,6 +31,7 @@ type Mail struct {
 	Kind         string     `db:"kind"`
 	GameID       *int64     `db:"game_id"`
 	GameVersion  *int       `db:"game_version"`
+	TournamentID *int64     `db:"tournament_id"`
 	ResetID      *int64     `db:"reset_id"`
 	SendAfter    time.Time  `db:"send_after"`
 	Status       string     `db:"status"`
@@ -39,12 +43,12 @@ type Mail struct {
 	SentAt       *time.Time `db:"sent_at"`
 }
 
-const mailColumns = `id, user_id, kind, game_id, game_version, reset_id, send_after, status, attempts, claimed_until, last_error, note, created_at, sent_at`
+const mailColumns = `id, user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, status, attempts, claimed_until, last_error, note, created_at, sent_at`
 
 func enqueue(ctx context.Context, q queryer, m Mail) error {
 	return exec(ctx, q, "enqueue mail", `
-		INSERT INTO mail_outbox (user_id, kind, game_id, game_version, reset_id, send_after, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, m.UserID, m.Kind, m.GameID, m.GameVersion, m.ResetID, m.SendAfter, m.CreatedAt)
+		INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, m.UserID, m.Kind, m.GameID, m.GameVersion, m.TournamentID, m.ResetID, m.SendAfter, m.CreatedAt)
 }
 
 // EnqueueMail writes a mail to the outbox inside the transaction.

@@ -21,6 +21,9 @@ const (
 	ModUnsilence = "unsilence"
 	ModDisable   = "disable"
 	ModEnable    = "enable"
+	// A tournament's description hidden or shown again.
+	ModHideEvent   = "hide_event"
+	ModUnhideEvent = "unhide_event"
 )
 
 // ModEntry is a row of moderation_log with the names it concerns.

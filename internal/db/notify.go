@@ -168,8 +168,9 @@ const ListsChannel = "lists_changed"
 
 // The lists of ListsChannel (internal/lists).
 const (
-	ListOpen = "open"
-	ListLive = "live"
+	ListOpen        = "open"
+	ListLive        = "live"
+	ListTournaments = "tournaments"
 )
 
 // noteLists tells every instance, once the transaction commits, that

@@ -39,6 +39,7 @@ type Service struct {
 	// that people can follow; correspondence bots wait the same.
 	BotDelay time.Duration
 	cache    *gameCache
+	onFinish FinishHook
 }
 
 // New returns the service.
@@ -650,6 +651,11 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Acti
 		}
 		if g.Ranked {
 			if err := s.rate(ctx, tx, g, seats, placings, d.now); err != nil {
+				return nil, err
+			}
+		}
+		if s.onFinish != nil && g.TournamentID != nil {
+			if err := s.onFinish(ctx, tx, d.after, placings, d.now); err != nil {
 				return nil, err
 			}
 		}

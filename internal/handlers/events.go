@@ -61,7 +61,9 @@ func (s *Server) gameEvents(c echo.Context) error {
 	// A logged-in player's turn events ride on the same stream, so the
 	// page needs no second connection for them.
 	var ts *turnSub
-	if u := currentUser(c); u != nil && s.turns != nil {
+	// (Not on a page that has its own turn stream: ?turns=0, a featured
+	// table on a tournament's page or /tv.)
+	if u := currentUser(c); u != nil && s.turns != nil && c.QueryParam("turns") != "0" {
 		tsub, tfirst, err := s.turns.Subscribe(ctx, u.ID)
 		if err != nil {
 			s.hub.Unsubscribe(sub)
@@ -96,9 +98,10 @@ func (s *Server) stream(ctx context.Context, w frameWriter, sub *watch.Sub, firs
 	defer w.Close()
 	defer closed()
 	var turnC <-chan turns.Update
+	var noticeC <-chan turns.Notice
 	if ts != nil {
 		defer s.turns.Unsubscribe(ts.sub)
-		turnC = ts.sub.C
+		turnC, noticeC = ts.sub.C, ts.sub.N
 		if err := w.Write(turnFrame(ts.first)); err != nil {
 			return
 		}
@@ -137,6 +140,10 @@ func (s *Server) stream(ctx context.Context, w frameWriter, sub *watch.Sub, firs
 			}
 		case u := <-turnC:
 			if err := w.Write(turnFrame(u)); err != nil {
+				return
+			}
+		case n := <-noticeC:
+			if err := w.Write(noticeFrame(n)); err != nil {
 				return
 			}
 		case <-beat.C:

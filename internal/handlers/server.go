@@ -34,6 +34,7 @@ import (
 	"nothanks/internal/rematch"
 	"nothanks/internal/reviews"
 	"nothanks/internal/session"
+	"nothanks/internal/tournaments"
 	"nothanks/internal/turns"
 	"nothanks/internal/watch"
 )
@@ -59,6 +60,9 @@ type Deps struct {
 	Turns *turns.Hub
 	// Lists tells list pages that their list changed; nil: they poll.
 	Lists *lists.Hub
+	// Tournaments runs events; Feed streams their pages.
+	Tournaments *tournaments.Service
+	Feed        *watch.Feed
 	// Reviews serves post-game analyses.
 	Reviews *reviews.Service
 	// Rematch is "Play again" at finished tables.
@@ -83,26 +87,28 @@ type Deps struct {
 
 // Server holds the handlers' dependencies.
 type Server struct {
-	cfg      config.Config
-	accounts *accounts.Service
-	sessions *session.Store
-	games    *games.Service
-	ranked   *ranked.Service
-	links    *links.Signer
-	hub      *watch.Hub
-	turns    *turns.Hub
-	lists    *lists.Hub
-	reviews  *reviews.Service
-	rematch  *rematch.Service
-	invites  *invites.Service
-	people   *people.Service
-	chat     *chat.Service
-	mod      *moderation.Service
-	privacy  *privacy.Service
-	db       Store
-	clock    clock.Clock
-	log      *slog.Logger
-	metrics  *metrics.Metrics
+	cfg         config.Config
+	accounts    *accounts.Service
+	sessions    *session.Store
+	games       *games.Service
+	ranked      *ranked.Service
+	links       *links.Signer
+	hub         *watch.Hub
+	turns       *turns.Hub
+	lists       *lists.Hub
+	tournaments *tournaments.Service
+	feed        *watch.Feed
+	reviews     *reviews.Service
+	rematch     *rematch.Service
+	invites     *invites.Service
+	people      *people.Service
+	chat        *chat.Service
+	mod         *moderation.Service
+	privacy     *privacy.Service
+	db          Store
+	clock       clock.Clock
+	log         *slog.Logger
+	metrics     *metrics.Metrics
 	// slots holds a token per request at work (see admit).
 	slots chan struct{}
 	// routeSet is "METHOD /route/:pattern" of every route, so that metrics
@@ -118,9 +124,12 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, lists: d.Lists, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, people: d.People, chat: d.Chat, mod: d.Moderation, privacy: d.Privacy, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, lists: d.Lists, tournaments: d.Tournaments, feed: d.Feed, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, people: d.People, chat: d.Chat, mod: d.Moderation, privacy: d.Privacy, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
 	d.Watch.SetRenderer(streamRenderer{s})
 	d.Watch.SetChat(d.Chat.Read)
+	if d.Feed != nil {
+		d.Feed.SetRenderer(s.renderTournamentFeed)
+	}
 	if d.ActiveRequests > 0 {
 		s.slots = make(chan struct{}, d.ActiveRequests)
 	}

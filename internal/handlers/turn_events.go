@@ -87,9 +87,10 @@ func (s *Server) turnStream(ctx context.Context, w frameWriter, sub *turns.Sub, 
 	defer closed()
 	// A nil subscription's channel is nil: never ready.
 	var turnC <-chan turns.Update
+	var noticeC <-chan turns.Notice
 	var listC <-chan []string
 	if sub != nil {
-		turnC = sub.C
+		turnC, noticeC = sub.C, sub.N
 		if err := w.Write(turnFrame(*first)); err != nil {
 			return
 		}
@@ -113,6 +114,10 @@ func (s *Server) turnStream(ctx context.Context, w frameWriter, sub *turns.Sub, 
 			if err := w.Write(turnFrame(u)); err != nil {
 				return
 			}
+		case n := <-noticeC:
+			if err := w.Write(noticeFrame(n)); err != nil {
+				return
+			}
 		case l := <-listC:
 			if err := w.Write([]byte("event: lists\ndata: " + strings.Join(l, ",") + "\n\n")); err != nil {
 				return
@@ -123,6 +128,12 @@ func (s *Server) turnStream(ctx context.Context, w frameWriter, sub *turns.Sub, 
 			}
 		}
 	}
+}
+
+// noticeFrame is a notice as an event ("notice", its JSON).
+func noticeFrame(n turns.Notice) []byte {
+	b, _ := json.Marshal(n)
+	return append(append([]byte("event: notice\ndata: "), b...), '\n', '\n')
 }
 
 func turnFrame(u turns.Update) []byte {

@@ -19,15 +19,16 @@ import (
 
 // The lists.
 const (
-	Open = "open" // tables waiting for players
-	Live = "live" // games in play, to watch
+	Open        = "open"        // tables waiting for players
+	Live        = "live"        // games in play, to watch
+	Tournaments = "tournaments" // events upcoming, running and finished
 )
 
 // Every is the least time between two tellings of a list's change.
 const Every = time.Second
 
 // Valid reports whether name is one of the lists.
-func Valid(name string) bool { return name == Open || name == Live }
+func Valid(name string) bool { return name == Open || name == Live || name == Tournaments }
 
 // Sub is one page's subscription. C holds the lists changed since the page
 // last read it (at most one pending telling).
@@ -104,6 +105,7 @@ func (h *Hub) Changed(kind string) {
 func (h *Hub) ChangedAll() {
 	h.Changed(Open)
 	h.Changed(Live)
+	h.Changed(Tournaments)
 }
 
 func (h *Hub) flush() {

@@ -44,10 +44,56 @@ type Update struct {
 }
 
 // Sub is one open page's subscription. C holds at most the latest update:
-// a page that is slow to read misses only stale ones.
+// a page that is slow to read misses only stale ones. N holds the notices
+// not read yet (the oldest give way to newer ones).
 type Sub struct {
 	C      chan Update
+	N      chan Notice
 	userID int64
+}
+
+// Notice is something a person's pages are told once, as it happens: a
+// tournament they play starts, their table in one is ready.
+type Notice struct {
+	Kind       string `json:"kind"`
+	Tournament int64  `json:"tournament"`
+	Game       int64  `json:"game,omitempty"`
+}
+
+// Notice applies a notice notification ("user:kind:tournament:game"): the
+// person's pages open here are told.
+func (h *Hub) Notice(payload string) {
+	parts := strings.Split(payload, ":")
+	if len(parts) != 4 {
+		return
+	}
+	uid, err1 := strconv.ParseInt(parts[0], 10, 64)
+	tid, err2 := strconv.ParseInt(parts[2], 10, 64)
+	gid, err3 := strconv.ParseInt(parts[3], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return
+	}
+	n := Notice{Kind: parts[1], Tournament: tid, Game: gid}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p := h.people[uid]
+	if p == nil {
+		return
+	}
+	for s := range p.subs {
+		for {
+			select {
+			case s.N <- n:
+			default:
+				select {
+				case <-s.N: // the oldest gives way
+				default:
+				}
+				continue
+			}
+			break
+		}
+	}
 }
 
 type person struct {
@@ -79,7 +125,7 @@ func New(store Store, now func() time.Time, log *slog.Logger) *Hub {
 // Subscribe opens a page's subscription and returns it with the person's
 // current update.
 func (h *Hub) Subscribe(ctx context.Context, userID int64) (*Sub, Update, error) {
-	s := &Sub{C: make(chan Update, 1), userID: userID}
+	s := &Sub{C: make(chan Update, 1), N: make(chan Notice, 4), userID: userID}
 	h.mu.Lock()
 	p := h.people[userID]
 	fresh := p == nil

@@ -57,6 +57,8 @@ func title(_ context.Context, t string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
 type csrfKey struct{}
 
 // WithCSRF puts a request's CSRF token in the context it is drawn with, so

@@ -23,6 +23,10 @@ type Page struct {
 	// Lists is the list of games the page shows ("open", "live"; "" for
 	// none), which its stream tells it of when it changes.
 	Lists string
+	// Tournament is the event the page is about (its own page, or a game
+	// of it), 0 for none: a "your table is ready" notice of that event
+	// takes the player to their table.
+	Tournament int64
 }
 
 // NavUser is the logged-in player as the navigation shows them.

@@ -156,51 +156,59 @@ type Frame struct {
 // other events pile up).
 const MaxPending = 32
 
-// Sub is one open stream.
-type Sub struct {
-	viewer Viewer
-	room   *room
+// queue holds the frames waiting for one stream's client.
+type queue struct {
 	// Wake is signalled when frames wait.
 	Wake    chan struct{}
 	mu      sync.Mutex
 	pending []Frame
 	dropped bool
-	// chatKey is the chat view last sent (zero: none yet).
-	chatKey ChatKey
 }
 
 // Take returns the frames waiting for the stream, oldest first, and
 // whether the stream was dropped for falling behind.
-func (s *Sub) Take() ([]Frame, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.pending
-	s.pending = nil
-	return out, s.dropped
+func (q *queue) Take() ([]Frame, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.pending
+	q.pending = nil
+	return out, q.dropped
 }
 
-func (s *Sub) deliver(f Frame) {
-	s.mu.Lock()
-	if f.Kind == "board" || f.Kind == "watchers" || f.Kind == "chat" {
-		// A newer board (or count) makes one not yet written moot.
-		for i := range s.pending {
-			if s.pending[i].Kind == f.Kind {
-				s.pending = append(s.pending[:i], s.pending[i+1:]...)
+// deliver queues a frame. A frame of a kind that replaces the last one
+// (a board, a count, a chat, a tournament's standings) makes one of its
+// kind not yet written moot; a client that falls MaxPending frames behind
+// is dropped.
+func (q *queue) deliver(f Frame) {
+	q.mu.Lock()
+	if f.Kind != "turn" && f.Kind != "notice" {
+		for i := range q.pending {
+			if q.pending[i].Kind == f.Kind {
+				q.pending = append(q.pending[:i], q.pending[i+1:]...)
 				break
 			}
 		}
 	}
-	if len(s.pending) >= MaxPending {
-		s.dropped = true
-		s.pending = nil
+	if len(q.pending) >= MaxPending {
+		q.dropped = true
+		q.pending = nil
 	} else {
-		s.pending = append(s.pending, f)
+		q.pending = append(q.pending, f)
 	}
-	s.mu.Unlock()
+	q.mu.Unlock()
 	select {
-	case s.Wake <- struct{}{}:
+	case q.Wake <- struct{}{}:
 	default:
 	}
+}
+
+// Sub is one open stream.
+type Sub struct {
+	queue
+	viewer Viewer
+	room   *room
+	// chatKey is the chat view last sent (zero: none yet).
+	chatKey ChatKey
 }
 
 // room is one watched game in this instance.
@@ -292,7 +300,7 @@ func (h *Hub) Subscribe(ctx context.Context, gameID int64, v Viewer) (*Sub, Fram
 		r = &room{id: gameID, subs: map[*Sub]struct{}{}, ready: make(chan struct{})}
 		h.rooms[gameID] = r
 	}
-	sub := &Sub{viewer: v, room: r, Wake: make(chan struct{}, 1)}
+	sub := &Sub{queue: queue{Wake: make(chan struct{}, 1)}, viewer: v, room: r}
 	// Counted in at once, so that the room outlives its first load.
 	r.mu.Lock()
 	r.subs[sub] = struct{}{}

@@ -9,7 +9,7 @@ import (
 )
 
 func TestMailboxKeepsTheNewestBoardAndDropsAClientThatFallsBehind(t *testing.T) {
-	s := &Sub{Wake: make(chan struct{}, 1)}
+	s := &Sub{queue: queue{Wake: make(chan struct{}, 1)}}
 	s.deliver(Frame{Kind: "board", Digest: "v1"})
 	s.deliver(Frame{Kind: "watchers", Digest: "w1"})
 	s.deliver(Frame{Kind: "chat", Digest: "c1"})
