@@ -329,6 +329,17 @@ func (t *Tx) JoinTournament(ctx context.Context, id, userID int64, rating float6
 	return nil
 }
 
+// TournamentPlayerOf loads one player of an event (not locked).
+func (s *Store) TournamentPlayerOf(ctx context.Context, id, userID int64) (TournamentPlayer, error) {
+	var p TournamentPlayer
+	err := get(ctx, s.DB, &p, `SELECT `+playerColumns+` FROM tournament_players p JOIN users u ON u.id = p.user_id
+		WHERE p.tournament_id = $1 AND p.user_id = $2`, id, userID)
+	if err != nil {
+		return TournamentPlayer{}, fmt.Errorf("db: tournament %d player %d: %w", id, userID, notFound(err))
+	}
+	return p, nil
+}
+
 // LeaveTournament takes a player out of an event that has not started.
 func (t *Tx) LeaveTournament(ctx context.Context, id, userID int64) error {
 	return exec(ctx, t.tx, "leave tournament", `DELETE FROM tournament_players WHERE tournament_id = $1 AND user_id = $2`, id, userID)

@@ -167,6 +167,7 @@ func (s *Server) routes(e *echo.Echo) {
 	api.GET("/tournaments", s.apiTournaments)
 	api.POST("/tournaments", s.apiCreateTournament)
 	api.GET("/tournaments/:id", s.apiGetTournament)
+	api.GET("/tournaments/:id/me", s.apiTournamentMe)
 	api.PUT("/tournaments/:id", s.apiEditTournament)
 	api.DELETE("/tournaments/:id", s.apiCancelTournament)
 	api.POST("/tournaments/:id/join", s.apiTournamentDo(s.joinTournament))

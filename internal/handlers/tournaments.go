@@ -996,6 +996,22 @@ func (s *Server) apiTournamentDo(do func(c echo.Context, u db.User, id int64) er
 	}
 }
 
+// apiTournamentMe answers the token owner's part in an event alone: their
+// status, points and the table they sit at (a cheap read for clients that
+// ask often).
+func (s *Server) apiTournamentMe(c echo.Context) error {
+	id, err := tournamentID(c)
+	if err != nil {
+		return err
+	}
+	p, err := s.tournaments.Me(c.Request().Context(), apiUser(c).ID, id)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"status": p.Status, "points": float64(p.Points) / 2, "games": p.Games, "wins": p.Wins, "byes": p.Byes, "on_fire": p.OnFire, "game_id": p.GameID}
+	return c.JSON(http.StatusOK, out)
+}
+
 func (s *Server) apiCancelTournament(c echo.Context) error {
 	id, err := tournamentID(c)
 	if err != nil {
