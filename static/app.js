@@ -8,6 +8,9 @@ window.ntMsgs = (function () {
   var en = {
     copied: "Copied", timeUp: "time is up", yourTurn: "(Your turn)", notifyTitle: "Your turn · No Thanks!",
     chatTitle: "New message at game #{n} · No Thanks!",
+    tStart: "A tournament you joined starts now.", tTable: "Your table is ready: game #{n}.",
+    tBye: "You have a bye this round: its points are yours.", tCancelled: "A tournament you joined was cancelled: too few players.",
+    tGo: "Go there",
     notifyBody: "Game #{n} waits for you.", waitingOne: "{n} game waiting for you", waitingMany: "{n} games waiting for you",
     noNotify: "This browser has no notifications.", allowed: "Allowed: you will be notified.",
     blocked: "Blocked in this browser's site settings.", units: ["d", "h", "m", "s"], spaced: false
@@ -35,6 +38,21 @@ window.ntMsgs = (function () {
   setInterval(tick, 1000);
   document.addEventListener("DOMContentLoaded", tick);
   document.addEventListener("htmx:afterSettle", tick);
+
+  // Dates and times in the reader's own time: <time data-local-datetime>.
+  function localDateTimes(root) {
+    root.querySelectorAll("time[data-local-datetime]").forEach(function (el) {
+      var d = new Date(el.getAttribute("datetime"));
+      if (!isNaN(d)) el.textContent = d.toLocaleString(document.documentElement.lang || undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+      el.removeAttribute("data-local-datetime");
+    });
+    // A form's times are read in the browser's time zone.
+    root.querySelectorAll("input[data-browser-time-zone]").forEach(function (el) {
+      try { el.value = Intl.DateTimeFormat().resolvedOptions().timeZone || el.value; } catch (e) { /* the account's zone stays */ }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { localDateTimes(document); });
+  document.addEventListener("htmx:afterSettle", function (ev) { localDateTimes(ev.target || document); });
 
   // Copy buttons: <button data-copy="text">.
   document.addEventListener("click", function (ev) {
@@ -139,6 +157,37 @@ window.ntMsgs = (function () {
   function onTurn(ev) {
     try { apply(JSON.parse(ev.data)); } catch (e) { /* a bad frame changes nothing */ }
   }
+  // A tournament's notice: it starts, your table is ready, a bye. Shown
+  // at the top of the page with a link, with the turn's sound and (tab
+  // hidden) a notification; on the page of the tournament, or of a game of
+  // it, a table that is ready is where the player goes at once.
+  function onNotice(ev) {
+    var n;
+    try { n = JSON.parse(ev.data); } catch (e) { return; }
+    var text, href;
+    if (n.kind === "table") { text = msgs.fill(msgs.tTable, n.game); href = "/games/" + n.game; }
+    else if (n.kind === "start") { text = msgs.tStart; href = "/tournaments/" + n.tournament; }
+    else if (n.kind === "bye") { text = msgs.tBye; href = "/tournaments/" + n.tournament; }
+    else if (n.kind === "cancelled") { text = msgs.tCancelled; href = "/tournaments/" + n.tournament; }
+    else return;
+    if (n.kind === "table" && body.dataset.tournament === String(n.tournament)) {
+      location.href = href;
+      return;
+    }
+    var area = document.getElementById("flash-area");
+    if (area) {
+      var box = document.createElement("div"), a = document.createElement("a");
+      box.className = "flash info"; box.setAttribute("role", "alert"); box.setAttribute("data-testid", "notice");
+      box.appendChild(document.createTextNode(text + " "));
+      a.href = href; a.textContent = msgs.tGo; box.appendChild(a);
+      area.replaceChildren(box);
+    }
+    if ("turnSound" in body.dataset) beep();
+    if ("Notification" in window && Notification.permission === "granted" && document.hidden) {
+      var note = new Notification(text, { tag: "nt-tournament-" + n.tournament });
+      note.onclick = function () { window.focus(); location.href = href; };
+    }
+  }
   // A list of games (open tables, games to watch) reads itself again when
   // the stream says it changed, after a short random pause so that the
   // pages of a busy site do not all ask at once; while no stream is open it
@@ -158,6 +207,7 @@ window.ntMsgs = (function () {
     if (typeof EventSource === "undefined") { pollLists(true); return; }
     es = new EventSource(url);
     es.addEventListener("turn", onTurn);
+    es.addEventListener("notice", onNotice);
     es.addEventListener("lists", onLists);
     es.addEventListener("open", function () { pollLists(false); });
     es.addEventListener("error", function () { pollLists(true); });
@@ -170,7 +220,10 @@ window.ntMsgs = (function () {
   // On a game's page the game's stream carries the turn events too.
   if (body && "turnsInStream" in body.dataset) {
     document.addEventListener("htmx:sseOpen", function (ev) {
+      // A featured table's stream (?turns=0) carries no turns.
+      if (ev.detail.source.url && ev.detail.source.url.indexOf("turns=0") >= 0) return;
       ev.detail.source.addEventListener("turn", onTurn);
+      ev.detail.source.addEventListener("notice", onNotice);
     });
   }
 
@@ -275,6 +328,46 @@ window.ntMsgs = (function () {
   });
   document.addEventListener("htmx:sseBeforeMessage", function (ev) {
     if (ev.detail && ev.detail.type === "board" && older(ev.detail.data)) ev.preventDefault();
+  });
+})();
+
+// A tournament's page and /tv. The featured table is swapped only when it
+// is another game (the stream sends it with every change of the
+// standings); the viewer's own panel reads itself again when the event's
+// status changes; /tv moves on to the next game a few seconds after its
+// game ends, or as soon as one starts when it shows none.
+(function () {
+  "use strict";
+  var lastStatus = null;
+  document.addEventListener("DOMContentLoaded", function () {
+    var b = document.querySelector('#tournament-board [data-status]');
+    lastStatus = b ? b.dataset.status : null;
+  });
+  document.addEventListener("htmx:sseBeforeMessage", function (ev) {
+    if (!ev.detail || ev.detail.type !== "featured") return;
+    var m = /data-featured="(\d+)"/.exec(ev.detail.data || ""), cur = document.querySelector("#featured [data-featured]");
+    var now = cur ? cur.dataset.featured : null, next = m ? m[1] : null;
+    if (now === next) ev.preventDefault();
+  });
+  var leaving = false;
+  document.addEventListener("htmx:afterSettle", function (ev) {
+    var t = ev.target;
+    if (t && t.id === "tournament-board") {
+      var b = t.querySelector("[data-status]");
+      if (b && lastStatus !== null && b.dataset.status !== lastStatus) htmx.trigger(document.body, "nt:tournament-status");
+      if (b) lastStatus = b.dataset.status;
+    }
+    var tv = document.getElementById("tv");
+    if (tv && tv.contains(t)) {
+      var board = tv.querySelector("#board");
+      if (board && board.dataset.status === "finished" && !leaving) {
+        leaving = true;
+        setTimeout(function () { leaving = false; htmx.trigger(document.body, "nt:tv-next"); }, 4000);
+      }
+    }
+  });
+  document.addEventListener("nt:lists", function () {
+    if (document.querySelector('[data-testid="tv-empty"]')) htmx.trigger(document.body, "nt:tv-next");
   });
 })();
 

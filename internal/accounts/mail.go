@@ -173,6 +173,7 @@ type NotificationsInput struct {
 	GameOver   bool   `form:"mail_game_over"`
 	TimedOut   bool   `form:"mail_timed_out"`
 	Invite     bool   `form:"mail_invite"`
+	Tournament bool   `form:"mail_tournament"`
 	TurnDigest bool   `form:"turn_digest"`
 	DigestHour int    `form:"digest_hour"`
 	TimeZone   string `form:"time_zone"`
@@ -193,7 +194,7 @@ func (s *Service) SetMailSettings(ctx context.Context, userID int64, in Notifica
 	}
 	err := s.mail.SetMailSettings(ctx, userID, db.MailSettings{
 		TimeZone: in.TimeZone, YourTurn: in.YourTurn, Reminder: in.Reminder, GameOver: in.GameOver,
-		TimedOut: in.TimedOut, Invite: in.Invite, TurnDigest: in.TurnDigest, DigestHour: in.DigestHour,
+		TimedOut: in.TimedOut, Invite: in.Invite, Tournament: in.Tournament, TurnDigest: in.TurnDigest, DigestHour: in.DigestHour,
 	})
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not save the settings")

@@ -153,6 +153,20 @@ func (s *Store) MailsTo(ctx context.Context, userID int64) ([]Mail, error) {
 	return out, nil
 }
 
+// SeenSince reports whether a person has been on the site since a time:
+// a page or an event stream of theirs, or their API token, in use since.
+func (s *Store) SeenSince(ctx context.Context, userID int64, since time.Time) (bool, error) {
+	var ok bool
+	err := get(ctx, s.DB, &ok, `SELECT
+		EXISTS (SELECT 1 FROM sessions WHERE user_id = $1 AND last_seen_at > $2)
+		OR EXISTS (SELECT 1 FROM stream_presence WHERE user_id = $1 AND seen_at > $2)
+		OR EXISTS (SELECT 1 FROM api_tokens WHERE user_id = $1 AND last_used_at > $2)`, userID, since)
+	if err != nil {
+		return false, fmt.Errorf("db: seen since: %w", err)
+	}
+	return ok, nil
+}
+
 // HasOpenStream reports whether a user has an event stream open on a game,
 // seen since since (they are at the table, so no mail is needed).
 func (s *Store) HasOpenStream(ctx context.Context, userID, gameID int64, since time.Time) (bool, error) {
@@ -172,6 +186,7 @@ type MailSettings struct {
 	GameOver   bool   `db:"mail_game_over"`
 	TimedOut   bool   `db:"mail_timed_out"`
 	Invite     bool   `db:"mail_invite"`
+	Tournament bool   `db:"mail_tournament"`
 	TurnDigest bool   `db:"turn_digest"`
 	DigestHour int    `db:"digest_hour"`
 }
@@ -196,7 +211,7 @@ func (s *Store) Recipient(ctx context.Context, userID int64) (Recipient, error) 
 	var r Recipient
 	err := get(ctx, s.DB, &r, `
 		SELECT id, username, email, email_verified_at, pending_email, password_hash, vacation_until, lang, time_zone, mail_your_turn,
-			mail_reminder, mail_game_over, mail_timed_out, mail_invite, turn_digest, digest_hour
+			mail_reminder, mail_game_over, mail_timed_out, mail_invite, mail_tournament, turn_digest, digest_hour
 		FROM users WHERE id = $1 AND deleted_at IS NULL AND disabled_at IS NULL`, userID)
 	if err != nil {
 		return Recipient{}, fmt.Errorf("db: recipient %d: %w", userID, notFound(err))
@@ -208,13 +223,14 @@ func (s *Store) Recipient(ctx context.Context, userID int64) (Recipient, error) 
 func (s *Store) SetMailSettings(ctx context.Context, userID int64, m MailSettings) error {
 	return exec(ctx, s.DB, "set mail settings", `
 		UPDATE users SET time_zone = $2, mail_your_turn = $3, mail_reminder = $4, mail_game_over = $5,
-			mail_timed_out = $6, turn_digest = $7, digest_hour = $8, mail_invite = $9 WHERE id = $1`,
-		userID, m.TimeZone, m.YourTurn, m.Reminder, m.GameOver, m.TimedOut, m.TurnDigest, m.DigestHour, m.Invite)
+			mail_timed_out = $6, turn_digest = $7, digest_hour = $8, mail_invite = $9, mail_tournament = $10 WHERE id = $1`,
+		userID, m.TimeZone, m.YourTurn, m.Reminder, m.GameOver, m.TimedOut, m.TurnDigest, m.DigestHour, m.Invite, m.Tournament)
 }
 
 // SetMailKind turns one kind of mail off (the unsubscribe link).
 func (s *Store) SetMailKind(ctx context.Context, userID int64, kind string, on bool) error {
-	col := map[string]string{MailYourTurn: "mail_your_turn", MailReminder: "mail_reminder", MailGameOver: "mail_game_over", MailTimedOut: "mail_timed_out", MailInvite: "mail_invite"}[kind]
+	col := map[string]string{MailYourTurn: "mail_your_turn", MailReminder: "mail_reminder", MailGameOver: "mail_game_over", MailTimedOut: "mail_timed_out", MailInvite: "mail_invite",
+		MailTournamentStart: "mail_tournament", MailTournamentTable: "mail_tournament"}[kind]
 	if col == "" {
 		return fmt.Errorf("db: no setting for mail kind %q", kind)
 	}

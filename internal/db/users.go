@@ -269,7 +269,7 @@ func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) (
 			UPDATE users SET username = '`+DeletedPrefix+`' || id, email = '`+DeletedPrefix+`' || id || '@deleted.invalid',
 				password_hash = '!', email_verified_at = NULL, pending_email = NULL, pending_email_sent_at = NULL,
 				admin = false, deleted_at = $2, vacation_until = NULL,
-				mail_your_turn = false, mail_reminder = false, mail_game_over = false, mail_timed_out = false, mail_invite = false, turn_digest = false
+				mail_your_turn = false, mail_reminder = false, mail_game_over = false, mail_timed_out = false, mail_invite = false, mail_tournament = false, turn_digest = false
 			WHERE id = $1 AND deleted_at IS NULL`, userID, at)
 		if err != nil {
 			return fmt.Errorf("db: delete account %d: %w", userID, err)

@@ -117,6 +117,10 @@ func (s *Server) actionName(c echo.Context, action string) string {
 		return tr(c, "disabled the account")
 	case db.ModEnable:
 		return tr(c, "enabled the account")
+	case db.ModHideEvent:
+		return tr(c, "hid a tournament's description")
+	case db.ModUnhideEvent:
+		return tr(c, "showed a tournament's description again")
 	}
 	return action
 }

@@ -91,6 +91,9 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 		GameID: g.ID, Version: g.Version, Status: g.Status, Summary: summary(ctx, t.Options),
 		Pace: paceLabel(ctx, g.Pace, g.TurnSeconds), Public: g.Public, Ranked: g.Ranked, MyTokens: -1,
 	}
+	if g.TournamentID != nil {
+		v.TournamentID = *g.TournamentID
+	}
 	v.Code, v.Query = k.Code, views.CodeQuery(k.Code)
 	v.Seated = k.Seat != engine.Spectator || k.Role >= watch.Seated
 	if g.Status == db.StatusOpen {
@@ -110,7 +113,7 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 	if g.Status == db.StatusFinished && s.reviews != nil {
 		s.fillAccuracy(ctx, &v, st)
 	}
-	if g.Status == db.StatusFinished && s.rematch != nil {
+	if g.Status == db.StatusFinished && s.rematch != nil && g.TournamentID == nil {
 		s.fillRematch(ctx, &v, st, k.Seat)
 	}
 	return v

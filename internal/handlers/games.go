@@ -202,6 +202,7 @@ func (s *Server) renderGamePage(c echo.Context, status int, v views.TableView, m
 	}
 	p := s.page(c, tr(c, "Game #{{.ID}}", "ID", v.GameID))
 	p.TurnsInGameStream = true
+	p.Tournament = v.TournamentID
 	if message != nil {
 		p.Flash = message
 	}

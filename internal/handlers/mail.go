@@ -106,7 +106,7 @@ func (s *Server) reset(c echo.Context) error {
 
 var mailKindLabels = map[string]string{
 	db.MailYourTurn: i18n.M("your turn"), db.MailReminder: i18n.M("reminder"), db.MailGameOver: i18n.M("game over"), db.MailTimedOut: i18n.M("your time ran out"),
-	db.MailInvite: i18n.M("invitations"),
+	db.MailInvite: i18n.M("invitations"), db.MailTournamentStart: i18n.M("tournaments"), db.MailTournamentTable: i18n.M("tournaments"),
 }
 
 func (s *Server) unsubscribeForm(c echo.Context) error {
@@ -219,7 +219,7 @@ func (s *Server) notificationsView(c echo.Context, form *views.Form, vacation *v
 		n.Form = views.Form{Values: map[string]string{
 			"mail_your_turn": strconv.FormatBool(m.YourTurn), "mail_reminder": strconv.FormatBool(m.Reminder),
 			"mail_game_over": strconv.FormatBool(m.GameOver), "mail_timed_out": strconv.FormatBool(m.TimedOut),
-			"mail_invite": strconv.FormatBool(m.Invite), "turn_digest": strconv.FormatBool(m.TurnDigest), "digest_hour": strconv.Itoa(m.DigestHour), "time_zone": m.TimeZone,
+			"mail_invite": strconv.FormatBool(m.Invite), "mail_tournament": strconv.FormatBool(m.Tournament), "turn_digest": strconv.FormatBool(m.TurnDigest), "digest_hour": strconv.Itoa(m.DigestHour), "time_zone": m.TimeZone,
 		}}
 	}
 	if vacation != nil {
@@ -268,7 +268,7 @@ func (s *Server) saveNotifications(c echo.Context) error {
 		f := formOf(c, map[string]string{
 			"mail_your_turn": strconv.FormatBool(in.YourTurn), "mail_reminder": strconv.FormatBool(in.Reminder),
 			"mail_game_over": strconv.FormatBool(in.GameOver), "mail_timed_out": strconv.FormatBool(in.TimedOut),
-			"mail_invite": strconv.FormatBool(in.Invite), "turn_digest": strconv.FormatBool(in.TurnDigest), "digest_hour": strconv.Itoa(in.DigestHour), "time_zone": in.TimeZone,
+			"mail_invite": strconv.FormatBool(in.Invite), "mail_tournament": strconv.FormatBool(in.Tournament), "turn_digest": strconv.FormatBool(in.TurnDigest), "digest_hour": strconv.Itoa(in.DigestHour), "time_zone": in.TimeZone,
 		}, err)
 		return s.settingsWith(c, statusOf(apperr.CodeOf(err)), func(v *views.SettingsView) error {
 			n, err := s.notificationsView(c, &f, nil)

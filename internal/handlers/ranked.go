@@ -168,6 +168,22 @@ func (s *Server) profile(c echo.Context) error {
 	for _, r := range p.BySize {
 		v.BySize = append(v.BySize, views.SizeRow{Seats: r.Seats, Games: r.Games, Wins: r.Wins, Share: fmt.Sprintf("%.0f%%", 100*float64(r.Wins)/float64(max(r.Games, 1)))})
 	}
+	if s.tournaments != nil {
+		ts, err := s.tournaments.PlayedBy(c.Request().Context(), u.ID)
+		if err != nil {
+			return err
+		}
+		for _, t := range ts {
+			r := tournamentRow(c.Request().Context(), t.Tournament)
+			switch {
+			case t.Place != nil:
+				r.Place = tr(c, "{{.Place}} of {{.Count}}", "Place", views.Ordinal(c.Request().Context(), *t.Place), "Count", t.Players)
+			case t.Status == db.TournamentRunning:
+				r.Place = tr(c, "playing now")
+			}
+			v.Tournaments = append(v.Tournaments, r)
+		}
+	}
 	if me := currentUser(c); me != nil && !me.Guest && me.ID != u.ID && !u.Guest {
 		rel, err := s.people.Relation(c.Request().Context(), me.ID, u.ID)
 		if err != nil {

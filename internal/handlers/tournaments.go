@@ -754,7 +754,9 @@ func (s *Server) tv(c echo.Context) error {
 
 func (s *Server) tvPage(c echo.Context) views.Page {
 	p := s.page(c, tr(c, "No Thanks! TV"))
-	p.TurnsInGameStream = currentUser(c) != nil
+	// The page's own stream tells it when a game starts (it may show
+	// none); the featured game's stream carries no turns.
+	p.Lists = lists.Live
 	return p
 }
 

@@ -269,3 +269,144 @@ func TestArenaFromStartToEnd(t *testing.T) {
 		t.Errorf("the winner's profile does not list the arena: %q", prof.TestID("profile-tournaments"))
 	}
 }
+
+// A Swiss event of ten players at tables of three over three rounds,
+// through the API: each round seats three tables and gives one bye (worth
+// a point, the mean of a table) to a player who had none; no two players
+// meet twice (avoidable at ten players and three rounds); a round starts
+// when the last table of the one before ends; the standings are ordered
+// by points, then the sum of the opponents' scores (each bye counting the
+// player's own score for the two opponents a table would have given), all
+// worked out here from the finished games.
+func TestSwissOfTenAtTablesOfThree(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	names := []string{"Ada", "Bob", "Cyd", "Dia", "Eddy", "Flo", "Gus", "Hal", "Ivy", "Jon"}
+	ps := verified(t, s, names...)
+	id := createEvent(t, s, ps[0], map[string]any{"kind": "swiss", "name": "Ten in three", "table_size": 3, "rounds": 3})
+	for _, p := range ps {
+		if st, res := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil); st != http.StatusOK {
+			t.Fatalf("%s joins: %d %v", p.Name, st, res)
+		}
+	}
+	s.Clock.Advance(2 * time.Minute)
+	late := verified(t, s, "Late")[0]
+	met := map[[2]string]int{}
+	byes := map[string]int{}
+	score := map[string]float64{}
+	opponents := map[string][]string{}
+	for round := 1; round <= 3; round++ {
+		runEvents(t, s)
+		if round == 1 {
+			if st, res := late.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil); st != http.StatusConflict || !strings.Contains(fmt.Sprint(res), "has begun") {
+				t.Errorf("joining after round 1 started: %d %v", st, res)
+			}
+		}
+		ev := eventOf(t, ps[0], id)
+		if r := int(ev["tournament"].(map[string]any)["round"].(float64)); r != round {
+			t.Fatalf("round %d: the event says round %d", round, r)
+		}
+		var games []int64
+		seated := map[string]bool{}
+		for _, x := range ev["tables"].([]any) {
+			tb := x.(map[string]any)
+			if int(tb["round"].(float64)) != round {
+				continue
+			}
+			games = append(games, int64(tb["game_id"].(float64)))
+			var at []string
+			for _, n := range tb["players"].([]any) {
+				at = append(at, n.(string))
+				seated[n.(string)] = true
+			}
+			if len(at) != 3 {
+				t.Errorf("round %d: a table of %d", round, len(at))
+			}
+			for i := range at {
+				for j := i + 1; j < len(at); j++ {
+					a, b := at[i], at[j]
+					if a > b {
+						a, b = b, a
+					}
+					met[[2]string{a, b}]++
+					if met[[2]string{a, b}] > 1 {
+						t.Errorf("round %d: %s and %s meet again", round, a, b)
+					}
+				}
+			}
+		}
+		if len(games) != 3 {
+			t.Fatalf("round %d: %d tables, want 3 (and a bye)", round, len(games))
+		}
+		for _, n := range names {
+			if !seated[n] {
+				byes[n]++
+				if byes[n] > 1 {
+					t.Errorf("%s has a second bye in round %d while others had none", n, round)
+				}
+				score[n]++ // a bye is worth a point at tables of three
+			}
+		}
+		// The last table of the round holds up the next one.
+		playTables(t, ps, games[:2]...)
+		runEvents(t, s)
+		if r := int(eventOf(t, ps[0], id)["tournament"].(map[string]any)["round"].(float64)); r != round {
+			t.Fatalf("round %d: the next round started with a table still playing", round)
+		}
+		playTables(t, ps, games[2])
+		for _, g := range games {
+			fg := readGame(t, ps[0], g)
+			pts := placePoints(fg.placings)
+			for i, n := range fg.names {
+				score[n] += pts[i]
+				for _, o := range fg.names {
+					if o != n {
+						opponents[n] = append(opponents[n], o)
+					}
+				}
+			}
+		}
+	}
+	runEvents(t, s)
+	ev := eventOf(t, ps[0], id)
+	if st := ev["tournament"].(map[string]any)["status"]; st != "finished" {
+		t.Fatalf("after three rounds the event is %v", st)
+	}
+	if len(byes) != 3 {
+		t.Errorf("byes went to %v: want three players, one a round", byes)
+	}
+	buchholz := map[string]float64{}
+	for _, n := range names {
+		for _, o := range opponents[n] {
+			buchholz[n] += score[o]
+		}
+		buchholz[n] += float64(byes[n]) * 2 * score[n]
+	}
+	want := slices.Clone(names)
+	sort.SliceStable(want, func(i, j int) bool {
+		a, b := want[i], want[j]
+		if score[a] != score[b] {
+			return score[a] > score[b]
+		}
+		return buchholz[a] > buchholz[b]
+	})
+	standings := ev["standings"].([]any)
+	for i, x := range standings {
+		st := x.(map[string]any)
+		n := st["username"].(string)
+		if st["points"].(float64) != score[n] || st["buchholz"].(float64) != buchholz[n] {
+			t.Errorf("%s: %v points and Buchholz %v, want %v and %v", n, st["points"], st["buchholz"], score[n], buchholz[n])
+		}
+		// Equal on points and Buchholz, later tie-breaks decide: only
+		// the order of the first two keys is checked here.
+		if w := want[i]; w != n && (score[w] != score[n] || buchholz[w] != buchholz[n]) {
+			t.Errorf("place %d is %s, want %s (points, then the opponents' scores)", i+1, n, w)
+		}
+	}
+	// The standings after round 1 hold round 1's results only.
+	_, r1 := ps[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d?round=1", id), nil)
+	for _, x := range r1["standings"].([]any) {
+		if games := x.(map[string]any)["games"].(float64); games > 1 {
+			t.Errorf("after round 1, %v shows %v games", x.(map[string]any)["username"], games)
+		}
+	}
+}

@@ -141,6 +141,10 @@ func (s *Service) handle(ctx context.Context, group []db.Mail) (int, error) {
 		msg, err = s.rankedMatch(ctx, r, m)
 	case db.MailInvite:
 		msg, err = s.invite(ctx, r, m, now)
+	case db.MailTournamentStart:
+		msg, err = s.tournamentStart(ctx, r, m)
+	case db.MailTournamentTable:
+		msg, err = s.tournamentTable(ctx, r, m)
 	case db.MailVerifyEmail:
 		if r.EmailVerifiedAt != nil {
 			return skip(group, "verified already")
@@ -198,6 +202,8 @@ func wanted(m db.MailSettings, kind string) bool {
 		return m.TimedOut
 	case db.MailInvite:
 		return m.Invite
+	case db.MailTournamentStart, db.MailTournamentTable:
+		return m.Tournament
 	}
 	return true
 }
@@ -565,6 +571,75 @@ func (s *Service) invite(ctx context.Context, r db.Recipient, m db.Mail, now tim
 		Actions: []mailLink{{tr(r, "Open the table"), s.url(inv.TablePath())}},
 	}
 	return s.message(r, db.MailInvite, tr(r, "An invitation to No Thanks! game #{{.ID}}", "ID", *m.GameID), v), nil
+}
+
+// tournamentStart tells a player that an event they joined has started:
+// at once for a correspondence event, and for a live one only when they
+// have not been on the site since it started.
+func (s *Service) tournamentStart(ctx context.Context, r db.Recipient, m db.Mail) (*Message, error) {
+	now := s.clock.Now()
+	skip := func(why string) (*Message, error) {
+		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", why, now)
+	}
+	t, err := s.store.Tournament(ctx, *m.TournamentID)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status != db.TournamentRunning {
+		return skip("not running")
+	}
+	if t.Pace != games.Correspondence && t.StartedAt != nil {
+		seen, err := s.store.SeenSince(ctx, r.ID, *t.StartedAt)
+		if err != nil {
+			return nil, err
+		}
+		if seen {
+			return skip("on the site since the start")
+		}
+	}
+	link := s.url(fmt.Sprintf("/tournaments/%d", t.ID))
+	lines := []string{tr(r, "Hello {{.Name}}. The tournament {{.Tournament}} you joined has started.", "Name", r.Username, "Tournament", t.Name)}
+	if t.Pace == games.Correspondence {
+		lines = append(lines, tr(r, "Your first table is ready; each round's table comes by mail too."))
+	} else {
+		lines = append(lines, tr(r, "Open its page to be seated: players who are there are seated as soon as others are free."))
+	}
+	v := mailView{Heading: tr(r, "Your tournament has started"), Lines: lines, Actions: []mailLink{{tr(r, "Go to the tournament"), link}}}
+	return s.message(r, db.MailTournamentStart, tr(r, "The No Thanks! tournament {{.Tournament}} has started", "Tournament", t.Name), v), nil
+}
+
+// tournamentTable tells a correspondence event's player their table of a
+// round is ready, unless the game is over or they have it open already.
+func (s *Service) tournamentTable(ctx context.Context, r db.Recipient, m db.Mail) (*Message, error) {
+	now := s.clock.Now()
+	skip := func(why string) (*Message, error) {
+		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", why, now)
+	}
+	t, err := s.store.Tournament(ctx, *m.TournamentID)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.store.Game(ctx, *m.GameID)
+	if err != nil {
+		return nil, err
+	}
+	if g.Status != db.StatusPlaying {
+		return skip("game over")
+	}
+	if open, err := s.store.HasOpenStream(ctx, r.ID, g.ID, m.CreatedAt); err != nil {
+		return nil, err
+	} else if open {
+		return skip("at the table")
+	}
+	v := mailView{
+		Heading: tr(r, "Your table is ready"),
+		Lines: []string{
+			tr(r, "Hello {{.Name}}. Round {{.Round}} of the tournament {{.Tournament}} has begun: your table is game #{{.ID}}.", "Name", r.Username, "Round", t.Round, "Tournament", t.Name, "ID", g.ID),
+			tr(r, "Each decision has {{.Time}}; when it runs out, the server moves for you.", "Time", i18n.Duration(lang(r), time.Duration(g.TurnSeconds)*time.Second)),
+		},
+		Actions: []mailLink{{tr(r, "Go to your table"), s.gameURL(g.ID)}, {tr(r, "See the standings"), s.url(fmt.Sprintf("/tournaments/%d", t.ID))}},
+	}
+	return s.message(r, db.MailTournamentTable, tr(r, "Your table in {{.Tournament}} is ready: game #{{.ID}}", "Tournament", t.Name, "ID", g.ID), v), nil
 }
 
 // VerifyURL is the signed link that verifies an address for a user.

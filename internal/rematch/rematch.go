@@ -127,6 +127,9 @@ func (s *Service) answer(ctx context.Context, userID, gameID int64, accept, star
 	if st.Game.Status != db.StatusFinished {
 		return 0, apperr.E(apperr.Conflict, "A game can be played again once it is over.")
 	}
+	if st.Game.TournamentID != nil {
+		return 0, apperr.E(apperr.Conflict, "A tournament's game is not played again: the tournament seats you at your next table.")
+	}
 	if !isPerson(st.Seats, userID) {
 		return 0, apperr.E(apperr.Forbidden, "Only the people who played this game can play it again.")
 	}

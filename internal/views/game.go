@@ -17,6 +17,8 @@ type TableView struct {
 	// Invitation is the viewer's own invitation to this table, shown by
 	// the page above the board (the board is the same for every member).
 	Invitation *Invitation
+	// TournamentID is the event the game is played in (0: none).
+	TournamentID int64
 	// Notice is a message to show above the table (a refused move).
 	Notice string
 	// Query is appended to the stream and poll URLs (a private game's

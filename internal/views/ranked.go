@@ -25,6 +25,8 @@ type ProfileView struct {
 	// Relation is how the logged-in viewer stands to this player (nil: a
 	// visitor, a guest, or the player themselves).
 	Relation *RelationView
+	// Tournaments are the public events they played, with their places.
+	Tournaments []TournamentRow
 }
 
 // RelationView is whether the viewer follows or blocks a player.

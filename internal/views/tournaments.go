@@ -216,6 +216,14 @@ func tournamentFormAction(v TournamentFormView) string {
 	return "/tournaments"
 }
 
+// tvNext is where /tv asks for the next game (not the one it shows).
+func tvNext(v TVView) string {
+	if v.Featured == nil {
+		return "/tv/frame"
+	}
+	return fmt.Sprintf("/tv/frame?after=%d", v.Featured.GameID)
+}
+
 // codeAmp is "&code=…" for a private event's code, "" for none.
 func codeAmp(code string) string {
 	if code == "" {
