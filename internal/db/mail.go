@@ -70,7 +70,7 @@ func (s *Store) ClaimMails(ctx context.Context, now, leaseUntil time.Time, limit
 		)
 		UPDATE mail_outbox m SET status = 'sending', claimed_until = $2, attempts = m.attempts + 1
 		FROM due WHERE m.id = due.id
-		RETURNING m.id, m.user_id, m.kind, m.game_id, m.game_version, m.reset_id, m.send_after, m.status,
+		RETURNING m.id, m.user_id, m.kind, m.game_id, m.game_version, m.tournament_id, m.reset_id, m.send_after, m.status,
 			m.attempts, m.claimed_until, m.last_error, m.note, m.created_at, m.sent_at`, now, leaseUntil, limit)
 	if err != nil {
 		return nil, fmt.Errorf("db: claim mails: %w", err)

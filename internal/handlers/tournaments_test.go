@@ -410,3 +410,411 @@ func TestSwissOfTenAtTablesOfThree(t *testing.T) {
 		}
 	}
 }
+
+// A rated arena's game changes ratings as a ranked game does, and the
+// change is in each player's rating history: three new players (1500,
+// provisional, K = 40) at a table of three, worked out by hand from the
+// placings (each pair scored 1, ½ or 0; change = K/2 × Σ (score − ½)).
+// Only moderators create rated events, and bots never sit in them.
+func TestRatedTournamentChangesRatings(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ps := verified(t, s, "Rae", "Sol", "Tam")
+	body := map[string]any{"kind": "arena", "name": "Rated hour", "table_size": 3, "minutes": 60, "rated": true}
+	in := map[string]any{"game_rounds": 1, "variant": "standard", "pace": "live", "turn_seconds": 60, "max_players": 100,
+		"starts_at": s.Clock.Now().Add(2 * time.Minute).UTC().Format(time.RFC3339)}
+	for k, v := range body {
+		in[k] = v
+	}
+	if st, res := ps[0].Do(http.MethodPost, "/api/v1/tournaments", in); st != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(res), "Only moderators") {
+		t.Fatalf("a member creates a rated event: %d %v", st, res)
+	}
+	if err := s.App.Moderation.Grant(context.Background(), "Rae", true); err != nil {
+		t.Fatal(err)
+	}
+	id := createEvent(t, s, ps[0], body)
+	for _, p := range ps {
+		p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil)
+	}
+	s.Clock.Advance(2 * time.Minute)
+	runEvents(t, s)
+	g := currentGame(t, ps[0], id)
+	_, gv := ps[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", g), nil)
+	if gv["ranked"] != true {
+		t.Fatalf("a rated event's game is not ranked: %v", gv["ranked"])
+	}
+	for _, pl := range gv["players"].([]any) {
+		if pl.(map[string]any)["bot"] != nil {
+			t.Fatal("a bot sits in a rated event")
+		}
+	}
+	playTables(t, ps, g)
+	fg := readGame(t, ps[0], g)
+	for i, name := range fg.names {
+		sum := 0.0
+		for j := range fg.names {
+			if j == i {
+				continue
+			}
+			switch {
+			case fg.placings[i] < fg.placings[j]:
+				sum += 1 - 0.5
+			case fg.placings[i] > fg.placings[j]:
+				sum += 0 - 0.5
+			}
+		}
+		want := 1500 + 40.0/2*sum
+		u, _ := s.Store.UserByName(context.Background(), name)
+		changes, err := s.Store.GameRatingChanges(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, ch := range changes {
+			if ch.UserID == u.ID {
+				found = true
+				if math.Abs(ch.Before-1500) > 1e-9 || math.Abs(ch.After-want) > 1e-9 {
+					t.Errorf("%s: %v → %v, want 1500 → %v", name, ch.Before, ch.After, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: the tournament game is not in their rating history", name)
+		}
+		if chart := s.Client().Get("/u/" + name).Has("rating-chart"); !chart {
+			t.Errorf("%s: the profile shows no rating history", name)
+		}
+	}
+}
+
+// Every wrong move is refused with a clear answer and changes nothing:
+// joining twice, a full event, a private event without its code, changing
+// the rules after the start, withdrawing twice, joining a finished event,
+// a guest, a bad form.
+func TestTournamentRefusals(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ps := verified(t, s, "Una", "Vic", "Wes", "Xia")
+	host := ps[0]
+	id := createEvent(t, s, host, map[string]any{"kind": "arena", "name": "Small arena", "table_size": 3, "minutes": 20, "max_players": 3})
+	join := func(p *apptest.API, id int64, code string) (int, map[string]any) {
+		return p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), map[string]any{"code": code})
+	}
+	for _, p := range ps[:3] {
+		if st, res := join(p, id, ""); st != http.StatusOK {
+			t.Fatalf("%s joins: %d %v", p.Name, st, res)
+		}
+	}
+	check := func(what string, st int, res map[string]any, wantStatus int, wantText string) {
+		t.Helper()
+		if st != wantStatus || !strings.Contains(fmt.Sprint(res), wantText) {
+			t.Errorf("%s: %d %v, want %d saying %q", what, st, res, wantStatus, wantText)
+		}
+	}
+	st, res := join(ps[0], id, "")
+	check("joining twice", st, res, http.StatusConflict, "in this tournament already")
+	st, res = join(ps[3], id, "")
+	check("joining a full event", st, res, http.StatusConflict, "full")
+	st, res = host.Do(http.MethodPut, fmt.Sprintf("/api/v1/tournaments/%d", id), map[string]any{"kind": "arena", "name": "x", "table_size": 3, "minutes": 20,
+		"game_rounds": 1, "variant": "standard", "pace": "live", "turn_seconds": 60, "max_players": 2, "starts_at": s.Clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	check("a bad change", st, res, http.StatusUnprocessableEntity, "3 to 60 characters")
+	s.Clock.Advance(2 * time.Minute)
+	runEvents(t, s)
+	st, res = host.Do(http.MethodPut, fmt.Sprintf("/api/v1/tournaments/%d", id), map[string]any{"kind": "arena", "name": "Bigger arena", "table_size": 3, "minutes": 30,
+		"game_rounds": 1, "variant": "standard", "pace": "live", "turn_seconds": 60, "max_players": 10, "starts_at": s.Clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	check("changing the rules after the start", st, res, http.StatusConflict, "can no longer change")
+	if ev := eventOf(t, host, id)["tournament"].(map[string]any); ev["name"] != "Small arena" || ev["minutes"].(float64) != 20 {
+		t.Errorf("a refused change changed the event: %v", ev)
+	}
+	if st, _ := ps[1].Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/withdraw", id), nil); st != http.StatusOK {
+		t.Fatalf("withdraw: %d", st)
+	}
+	st, res = ps[1].Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/withdraw", id), nil)
+	check("withdrawing twice", st, res, http.StatusConflict, "withdrawn")
+	st, res = join(ps[1], id, "")
+	check("joining again after withdrawing", st, res, http.StatusConflict, "cannot join it again")
+	st, res = ps[3].Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/pause", id), nil)
+	check("pausing an event one is not in", st, res, http.StatusConflict, "not in this tournament")
+
+	// A private event: without its code it does not exist.
+	priv := createEvent(t, s, host, map[string]any{"kind": "swiss", "name": "Club night", "table_size": 3, "rounds": 3, "private": true})
+	st, res = ps[3].Do(http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d", priv), nil)
+	check("a private event without its code", st, res, http.StatusNotFound, "no such tournament")
+	st, res = join(ps[3], priv, "wrong")
+	check("joining a private event with a wrong code", st, res, http.StatusNotFound, "no such tournament")
+	_, full := host.Do(http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d", priv), nil)
+	if full["tournament"] == nil {
+		t.Fatal("the host cannot read their private event")
+	}
+	var code string
+	if err := s.Store.DB.Get(&code, `SELECT code FROM tournaments WHERE id = $1`, priv); err != nil {
+		t.Fatal(err)
+	}
+	if st, res := join(ps[3], priv, code); st != http.StatusOK {
+		t.Errorf("joining a private event with its code: %d %v", st, res)
+	}
+	if page := s.Client().Get(fmt.Sprintf("/tournaments/%d?code=%s", priv, code)); page.Status != http.StatusOK {
+		t.Errorf("the private event's page with its code: %d", page.Status)
+	}
+	if page := s.Client().Get(fmt.Sprintf("/tournaments/%d", priv)); page.Status != http.StatusNotFound {
+		t.Errorf("the private event's page without its code: %d", page.Status)
+	}
+
+	// A finished event takes nobody.
+	if _, err := s.Store.DB.Exec(`UPDATE tournaments SET status = 'finished' WHERE id = $1`, priv); err != nil {
+		t.Fatal(err)
+	}
+	st, res = join(ps[2], priv, code)
+	check("joining a finished event", st, res, http.StatusConflict, "is over")
+
+	// A guest cannot join; a visitor's form is refused with the fields.
+	guest := s.Client()
+	guest.Follow(guest.PostForm("/play", nil))
+	if res := guest.PostForm(fmt.Sprintf("/tournaments/%d/join", id), nil); res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/register" {
+		t.Errorf("a guest joins: %d %s", res.Status, res.Header.Get("Location"))
+	}
+	member := loggedIn(t, s, ps[3])
+	bad := member.PostForm("/tournaments", map[string][]string{"kind": {"swiss"}, "name": {"ab"}, "rounds": {"12"}, "table_size": {"8"},
+		"game_rounds": {"1"}, "variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"60"}, "max_players": {"10"}, "starts_local": {"2020-01-01T10:00"}})
+	if bad.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("a bad tournament form: %d", bad.Status)
+	}
+	for _, field := range []string{"name", "rounds", "table_size", "starts_at"} {
+		if bad.TestID("error-"+field) == "" {
+			t.Errorf("the bad form says nothing at %s", field)
+		}
+	}
+	if bad.Doc().Find(`[data-testid="input-name"]`).AttrOr("value", "") != "ab" {
+		t.Error("the bad form lost what was typed")
+	}
+}
+
+// One arena seated by two instances at once, each running its own
+// tournament worker on the same database: every wave seats each free
+// player at exactly one table, and nobody ever sits at two tables of the
+// event at once.
+func TestArenaSeatedByTwoInstances(t *testing.T) {
+	s := apptest.New(t)
+	s2 := apptest.NewOn(t, s.Store, s.DBURL)
+	var ps []*apptest.API
+	for i := range 12 {
+		srv := s
+		if i%2 == 1 {
+			srv = s2
+		}
+		ps = append(ps, srv.APIFor(fmt.Sprintf("Pair%02d", i)))
+	}
+	if _, err := s.Store.VerifyEmail(context.Background(), ps[0].ID, "pair00@example.com", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	id := createEvent(t, s, ps[0], map[string]any{"kind": "arena", "name": "Twin arena", "table_size": 3, "minutes": 20})
+	for _, p := range ps {
+		if st, res := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil); st != http.StatusOK {
+			t.Fatalf("join: %d %v", st, res)
+		}
+	}
+	// Start it now, behind both workers' backs: they find it on their own.
+	if _, err := s.Store.DB.Exec(`UPDATE tournaments SET starts_at = now(), due_at = now() WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	atTwoTables := func() int {
+		var n int
+		if err := s.Store.DB.Get(&n, `SELECT count(*) FROM (
+			SELECT s.user_id FROM game_seats s JOIN games g ON g.id = s.game_id
+			WHERE g.tournament_id = $1 AND g.status = 'playing' GROUP BY s.user_id HAVING count(*) > 1) x`, id); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for wave := 1; wave <= 3; wave++ {
+		var games []int64
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			games = games[:0]
+			seated := 0
+			for _, p := range ps {
+				if g := currentGame(t, p, id); g != 0 {
+					seated++
+					if !slices.Contains(games, g) {
+						games = append(games, g)
+					}
+				}
+			}
+			if seated == len(ps) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("wave %d: %d of %d players seated after 20 s", wave, seated, len(ps))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if len(games) != 4 {
+			t.Errorf("wave %d: %d tables for 12 players at tables of three", wave, len(games))
+		}
+		if n := atTwoTables(); n != 0 {
+			t.Fatalf("wave %d: %d players sit at two tables of the event", wave, n)
+		}
+		playTables(t, ps, games...)
+	}
+	var tables, seats int
+	if err := s.Store.DB.Get(&tables, `SELECT count(*) FROM tournament_games WHERE tournament_id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Store.DB.Get(&seats, `SELECT count(*) FROM game_seats s JOIN tournament_games tg ON tg.game_id = s.game_id WHERE tg.tournament_id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if seats != 3*tables || tables < 12 {
+		t.Errorf("%d tables with %d seats", tables, seats)
+	}
+	var results int
+	if err := s.Store.DB.Get(&results, `SELECT count(*) FROM tournament_results WHERE tournament_id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if results != 36 {
+		t.Errorf("%d results counted for 12 finished games of three, want 36 (each once)", results)
+	}
+}
+
+// A correspondence Swiss round with a timeout and an abandonment: the
+// games have the usual deadlines; a player whose decision runs out once
+// plays on; a player who lets three run out has abandoned their game and
+// is withdrawn from the event, so the next round seats the five left (one
+// table of three, two byes); each seated player is mailed their table.
+func TestCorrespondenceSwissRoundWithTimeoutAndAbandonment(t *testing.T) {
+	smtp := apptest.NewSMTP(t)
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithSMTP(smtp))
+	ps := verified(t, s, "Kai", "Lea", "Max", "Nia", "Oli", "Pia")
+	id := createEvent(t, s, ps[0], map[string]any{"kind": "swiss", "name": "Slow Swiss", "table_size": 3, "rounds": 3,
+		"pace": "correspondence", "turn_seconds": 12 * 3600})
+	for _, p := range ps {
+		p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil)
+	}
+	s.Clock.Advance(2 * time.Minute)
+	runEvents(t, s)
+	ctx := context.Background()
+	byName := map[string]*apptest.API{}
+	for _, p := range ps {
+		byName[p.Name] = p
+	}
+	ev := eventOf(t, ps[0], id)
+	var tables [][]string
+	var games []int64
+	for _, x := range ev["tables"].([]any) {
+		tb := x.(map[string]any)
+		var names []string
+		for _, n := range tb["players"].([]any) {
+			names = append(names, n.(string))
+		}
+		tables = append(tables, names)
+		games = append(games, int64(tb["game_id"].(float64)))
+	}
+	if len(games) != 2 {
+		t.Fatalf("round 1: %d tables of six players at tables of three", len(games))
+	}
+	_, gv := ps[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", games[0]), nil)
+	if gv["pace"] != "correspondence" || gv["turn_seconds"].(float64) != 12*3600 {
+		t.Fatalf("a correspondence round's game: %v, %v s", gv["pace"], gv["turn_seconds"])
+	}
+	quitter, slow := tables[0][0], tables[1][0]
+	// lapse lets the decision due in one game run out (its deadline is
+	// put in the past) and has the server move for the player.
+	lapse := func(game int64) {
+		t.Helper()
+		if _, err := s.Store.DB.Exec(`UPDATE games SET due_at = $2 WHERE id = $1`, game, s.Clock.Now().Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.App.Games.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slowLapsed := false
+	play := func(game int64, names []string) {
+		t.Helper()
+		for range 500 {
+			var turn string
+			for _, n := range names {
+				_, v := byName[n].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", game), nil)
+				if v["status"] == "finished" {
+					return
+				}
+				if v["your_turn"] == true {
+					turn = n
+					vv := v["view"].(map[string]any)
+					switch {
+					case n == quitter:
+						lapse(game)
+					case n == slow && !slowLapsed:
+						slowLapsed = true
+						lapse(game)
+					default:
+						action := "pass"
+						if vv["pot"].(float64) >= 2 || !strings.Contains(fmt.Sprint(vv["legal"]), "pass") {
+							action = "take"
+						}
+						byName[n].Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/%s", game, action), map[string]any{"version": v["version"]})
+					}
+				}
+			}
+			if turn == "" {
+				// A bot plays the abandoned seat: its move is due shortly.
+				s.Clock.Advance(time.Second)
+				if _, err := s.App.Games.RunDue(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		t.Fatalf("game %d did not end", game)
+	}
+	play(games[0], tables[0])
+	play(games[1], tables[1])
+	runEvents(t, s)
+
+	ev = eventOf(t, ps[0], id)
+	status := map[string]string{}
+	for _, x := range ev["standings"].([]any) {
+		st := x.(map[string]any)
+		status[st["username"].(string)] = st["status"].(string)
+	}
+	if status[quitter] != "withdrawn" {
+		t.Errorf("%s abandoned their game and is %q, want withdrawn", quitter, status[quitter])
+	}
+	if status[slow] != "active" {
+		t.Errorf("%s let one decision run out and is %q, want active", slow, status[slow])
+	}
+	if r := int(ev["tournament"].(map[string]any)["round"].(float64)); r != 2 {
+		t.Fatalf("round 2 did not start: round %d", r)
+	}
+	var round2 []string
+	for _, x := range ev["tables"].([]any) {
+		tb := x.(map[string]any)
+		if int(tb["round"].(float64)) == 2 {
+			for _, n := range tb["players"].([]any) {
+				round2 = append(round2, n.(string))
+			}
+		}
+	}
+	if len(round2) != 3 || slices.Contains(round2, quitter) {
+		t.Errorf("round 2 seats %v: want three of the five left, never %s", round2, quitter)
+	}
+	byes := 0
+	for _, x := range ev["standings"].([]any) {
+		if b, ok := x.(map[string]any)["byes"].(float64); ok {
+			byes += int(b)
+		}
+	}
+	if byes != 2 {
+		t.Errorf("%d byes in round 2, want 2", byes)
+	}
+	if _, err := s.App.Notify.RunOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range round2 {
+		found := false
+		for _, m := range smtp.To(strings.ToLower(n) + "@example.com") {
+			if strings.Contains(m.Header("Subject"), "Your table in Slow Swiss is ready") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s was not mailed their round 2 table", n)
+		}
+	}
+}

@@ -267,8 +267,18 @@ func InputOf(t db.Tournament) Input {
 // may not see (a private one without its code).
 var ErrNoTournament = apperr.E(apperr.NotFound, "There is no such tournament.")
 
+// fresh reads an account again: a moderator's role, a confirmed address
+// or a closed account count at once, whatever a cache of the caller's said.
+func (s *Service) fresh(ctx context.Context, u db.User) (db.User, error) {
+	return s.store.UserByID(ctx, u.ID)
+}
+
 // Create makes an event; its creator does not join it by making it.
 func (s *Service) Create(ctx context.Context, u db.User, in Input) (int64, error) {
+	u, err := s.fresh(ctx, u)
+	if err != nil {
+		return 0, err
+	}
 	if err := mayCreate(u); err != nil {
 		return 0, err
 	}
@@ -310,6 +320,10 @@ func mayCreate(u db.User) error {
 
 // Edit changes an upcoming event's rules (its creator or a moderator).
 func (s *Service) Edit(ctx context.Context, u db.User, id int64, in Input) error {
+	u, err := s.fresh(ctx, u)
+	if err != nil {
+		return err
+	}
 	now := s.clock.Now()
 	return s.store.Tx(ctx, func(tx *db.Tx) error {
 		t, err := tx.TournamentForUpdate(ctx, id)
@@ -355,6 +369,10 @@ func mayManage(u db.User, t db.Tournament) bool {
 
 // Cancel calls an upcoming event off (its creator or a moderator).
 func (s *Service) Cancel(ctx context.Context, u db.User, id int64) error {
+	u, err := s.fresh(ctx, u)
+	if err != nil {
+		return err
+	}
 	now := s.clock.Now()
 	return s.store.Tx(ctx, func(tx *db.Tx) error {
 		t, err := tx.TournamentForUpdate(ctx, id)
