@@ -15,6 +15,24 @@
 //	loadtest ... -pgbench postgres://postgres@127.0.0.1:5432/pgbench
 //	    also runs `pgbench -N` at the same concurrency (-games) on that
 //	    database, right after the moves, and prints the ratio.
+//	loadtest -url http://localhost:8080 -arena 30 -duration 90s -host-token nt_... [-table-size 4]
+//	    an arena of N players, made by the host (a moderator) to start 65 s
+//	    later and measured for D from its first table: each player asks its
+//	    /me every 250-500 ms while free and plays its table as fast as
+//	    answered. Tables seated, games finished, moves made, and the seat
+//	    wait (a game's end to the next table on /me) p50/p99/max; the
+//	    first tables at the start are no wait. Afterwards the players
+//	    withdraw.
+//	loadtest ... -arena 30 -tournament-watchers 200 [-metrics-token T]
+//	loadtest -url ... -tournament-watchers 200 -tournament ID -duration 60s
+//	    K visitors on an event page's stream (split over the servers),
+//	    while the arena is played (or whoever plays event ID): each new
+//	    version of the standings reaches the streams how long after the
+//	    first stream that got it, p50/p99/max, and how many versions were
+//	    sent; memory per stream as with -watchers.
+//	loadtest -url http://localhost:8080 -make-host NAME
+//	    registers NAME and prints its API token and how to make it a
+//	    moderator (cmd/web admin grant NAME): the host -arena needs.
 //
 // It creates its own players (registering through the site's form, as a
 // person would) and games. It imports nothing of the server's code.
@@ -64,6 +82,13 @@ type config struct {
 	pgbench    string
 	players    int
 	metrics    string
+	// The tournament modes (tournament.go).
+	arena      int
+	tableSize  int
+	hostToken  string
+	tWatchers  int
+	tournament int64
+	makeHost   string
 }
 
 func run(args []string, out io.Writer) error {
@@ -79,11 +104,18 @@ func run(args []string, out io.Writer) error {
 	metricsToken := fs.String("metrics-token", "", "the servers' METRICS_TOKEN: memory per stream from their Go heap and stacks")
 	pgbench := fs.String("pgbench", "", "a Postgres URL: run pgbench -N there at the same concurrency and compare")
 	players := fs.Int("players", 12, "accounts the games are played by (a player sits in many games)")
+	arena := fs.Int("arena", 0, "players in an arena played through the API for -duration")
+	tableSize := fs.Int("table-size", 4, "the arena's tables: 3, 4 or 5 players")
+	hostToken := fs.String("host-token", "", "API token of a moderator, who creates the arena")
+	tWatchers := fs.Int("tournament-watchers", 0, "streams opened on the event's page (the arena's, or -tournament's)")
+	tournament := fs.Int64("tournament", 0, "the event -tournament-watchers watch when there is no -arena")
+	mkHost := fs.String("make-host", "", "register this account, print its API token and how to make it the arena's host")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg := config{games: *games, duration: *duration, watchers: *watchers, watchMoves: *watchMoves, watchEvery: *watchEvery,
-		pgbench: *pgbench, players: max(*players, 3), metrics: *metricsToken}
+		pgbench: *pgbench, players: max(*players, 3), metrics: *metricsToken,
+		arena: *arena, tableSize: *tableSize, hostToken: *hostToken, tWatchers: *tWatchers, tournament: *tournament, makeHost: *mkHost}
 	for _, u := range strings.Split(*urls, ",") {
 		if u = strings.TrimRight(strings.TrimSpace(u), "/"); u != "" {
 			cfg.urls = append(cfg.urls, u)
@@ -110,24 +142,41 @@ func run(args []string, out io.Writer) error {
 			cfg.pids = append(cfg.pids, n)
 		}
 	}
-	if cfg.games == 0 && cfg.watchers == 0 {
-		return errors.New("nothing to do: give -games N and/or -watchers K")
-	}
 	ctx := context.Background()
+	if cfg.makeHost != "" {
+		return makeHost(ctx, cfg.urls[0], cfg.makeHost, out)
+	}
+	if cfg.games == 0 && cfg.watchers == 0 && cfg.arena == 0 && cfg.tWatchers == 0 {
+		return errors.New("nothing to do: give -games N, -watchers K, -arena N and/or -tournament-watchers K")
+	}
+	if cfg.arena > 0 && (cfg.tableSize < 3 || cfg.tableSize > 5 || cfg.arena < cfg.tableSize) {
+		return fmt.Errorf("-arena %d -table-size %d: tables seat 3 to 5, and the arena needs at least one table's worth", cfg.arena, cfg.tableSize)
+	}
+	if cfg.arena > 0 && cfg.hostToken == "" {
+		return errors.New(hostHelp(cfg.urls[0]))
+	}
+	if cfg.tWatchers > 0 && cfg.arena == 0 && cfg.tournament == 0 {
+		return errors.New("-tournament-watchers: give the event to watch, -tournament ID, or play one with -arena N")
+	}
 	fmt.Fprintf(out, "loadtest against %s\n", strings.Join(cfg.urls, ", "))
-	ps, err := makePlayers(ctx, cfg.urls[0], cfg.players)
-	if err != nil {
-		return err
-	}
-	if cfg.games > 0 {
-		if err := playGames(ctx, cfg, ps, out); err != nil {
+	if cfg.games > 0 || cfg.watchers > 0 {
+		ps, err := makePlayers(ctx, cfg.urls[0], cfg.players)
+		if err != nil {
 			return err
 		}
-	}
-	if cfg.watchers > 0 {
-		if err := watchGame(ctx, cfg, ps, out); err != nil {
-			return err
+		if cfg.games > 0 {
+			if err := playGames(ctx, cfg, ps, out); err != nil {
+				return err
+			}
 		}
+		if cfg.watchers > 0 {
+			if err := watchGame(ctx, cfg, ps, out); err != nil {
+				return err
+			}
+		}
+	}
+	if cfg.arena > 0 || cfg.tWatchers > 0 {
+		return runTournament(ctx, cfg, out)
 	}
 	return nil
 }

@@ -112,7 +112,8 @@ func (s *Service) start(ctx context.Context, tx *db.Tx, t db.Tournament, now tim
 	if err := tx.SetTournamentStatus(ctx, t.ID, db.TournamentRunning, 0, &now, now); err != nil {
 		return err
 	}
-	return s.arenaStep(ctx, tx, t, now)
+	// Everyone is there at the start: the first wave waits for nobody.
+	return s.arenaSeat(ctx, tx, t, now, true)
 }
 
 // startMailDelay is how long the "it starts" mail waits: a live event's
@@ -137,6 +138,12 @@ func activePlayers(ps []db.TournamentPlayer) []db.TournamentPlayer {
 // arenaStep seats a wave of an arena's free players, or ends the arena
 // once its time is over and its last games are done.
 func (s *Service) arenaStep(ctx context.Context, tx *db.Tx, t db.Tournament, now time.Time) error {
+	return s.arenaSeat(ctx, tx, t, now, false)
+}
+
+// arenaSeat is arenaStep; at once seats a wave without waiting for more
+// players to come free.
+func (s *Service) arenaSeat(ctx context.Context, tx *db.Tx, t db.Tournament, now time.Time, atOnce bool) error {
 	ends := t.EndsAt()
 	if !now.Before(ends) {
 		left, err := tx.RunningTournamentGames(ctx, t.ID)
@@ -166,7 +173,7 @@ func (s *Service) arenaStep(ctx context.Context, tx *db.Tx, t db.Tournament, now
 	}
 	next := ends
 	if len(free) >= t.TableSize {
-		if wait := oldest.Add(s.WaveWait); now.Before(wait) && len(free) < WaveFull*t.TableSize {
+		if wait := oldest.Add(s.WaveWait); !atOnce && now.Before(wait) && len(free) < WaveFull*t.TableSize {
 			// Wait a moment for more players to come free.
 			next = wait
 		} else {
