@@ -127,9 +127,6 @@ func newTour(t *testing.T) tour {
 	chatty.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", finished), map[string]any{"text": "and a second line"})
 	critic := s.Client().Register("Critic")
 	critic.PostForm(fmt.Sprintf("/chat/%d/report", msg), url.Values{"reason": {"test report"}})
-	if err := s.App.Moderation.Grant(context.Background(), "Tourist", true); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := s.App.People.Follow(context.Background(), api.ID, "Chatty"); err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +138,41 @@ func newTour(t *testing.T) tour {
 	if st, body := chatty.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "live", "turn_seconds": 60, "invite": []string{"Tourist"}}); st != http.StatusCreated {
 		t.Fatalf("Chatty's table with an invitation: %d %v", st, body)
 	}
+	// Tournaments: an upcoming arena with a description, and a running
+	// one where the tourist, Chatty and Critic sit at a table.
+	if err := s.App.Moderation.Grant(context.Background(), "Tourist", true); err != nil {
+		t.Fatal(err)
+	}
+	event := func(name string) int64 {
+		st, res := api.Do(http.MethodPost, "/api/v1/tournaments", map[string]any{"kind": "arena", "name": name, "description": "Tables of three.\nCome early!",
+			"table_size": 3, "minutes": 60, "game_rounds": 1, "variant": "standard", "pace": "live", "turn_seconds": 300, "max_players": 50,
+			"starts_at": time.Now().Add(2 * time.Hour).UTC().Format(time.RFC3339)})
+		if st != http.StatusCreated {
+			t.Fatalf("create a tournament: %d %v", st, res)
+		}
+		return int64(res["tournament"].(map[string]any)["id"].(float64))
+	}
+	upcoming, running := event("Evening arena"), event("Running arena")
+	criticAPI := apptest.NewAPI(s, mustToken(t, s, "Critic"))
+	for _, p := range []*apptest.API{api, chatty, criticAPI} {
+		if st, res := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", running), nil); st != http.StatusOK {
+			t.Fatalf("join the running arena: %d %v", st, res)
+		}
+	}
+	chatty.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", upcoming), nil)
+	if _, err := s.Store.DB.Exec(`UPDATE tournaments SET starts_at = now(), due_at = now() WHERE id = $1`, running); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		_, me := api.Do(http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d/me", running), nil)
+		if me["game_id"] != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the running arena did not seat its players")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	return tour{
 		s: s, open: open, played: played, finished: finished, report: msg,
 		visitor: []tourPage{
@@ -151,6 +183,8 @@ func newTour(t *testing.T) tour {
 			{"finished", fmt.Sprintf("/games/%d", finished)}, {"replay", fmt.Sprintf("/games/%d/replay?step=7", finished)},
 			{"finished-7", fmt.Sprintf("/games/%d", finished7)}, {"replay-7", fmt.Sprintf("/games/%d/replay", finished7)},
 			{"docs-api", "/docs/api"}, {"docs-rules", "/docs/rules"},
+			{"tournaments", "/tournaments"}, {"tournament-upcoming", fmt.Sprintf("/tournaments/%d", upcoming)},
+			{"tournament-running", fmt.Sprintf("/tournaments/%d", running)}, {"tv", "/tv"},
 		},
 		member: []tourPage{
 			{"home-member", "/"}, {"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
@@ -159,8 +193,25 @@ func newTour(t *testing.T) tour {
 			{"finished-7-player", fmt.Sprintf("/games/%d", finished7)},
 			{"following", "/following"}, {"profile-other", "/u/Chatty"}, {"admin", "/admin"}, {"admin-log", "/admin/log"},
 			{"report", fmt.Sprintf("/chat/%d/report", msg)}, {"replay-chat", fmt.Sprintf("/games/%d/replay", finished)},
+			{"tournaments-member", "/tournaments"}, {"tournament-new", "/tournaments/new"},
+			{"tournament-creator", fmt.Sprintf("/tournaments/%d", upcoming)}, {"tournament-edit", fmt.Sprintf("/tournaments/%d/edit", upcoming)},
+			{"tournament-player", fmt.Sprintf("/tournaments/%d", running)}, {"schedules", "/admin/schedules"},
 		},
 	}
+}
+
+// mustToken makes an API token for a registered user.
+func mustToken(t *testing.T, s *apptest.Server, name string) string {
+	t.Helper()
+	u, err := s.Store.UserByName(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.App.Accounts.CreateAPIToken(context.Background(), u.ID, "tour")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }
 
 // TestBrowserTourHasNoConsoleErrors visits every kind of page, logged out

@@ -19,7 +19,13 @@ import (
 
 // summary puts a game's options in words.
 func summary(ctx context.Context, o engine.Options) string {
-	parts := []string{i18n.N(ctx, "{{.Count}} player", "{{.Count}} players", o.Players), i18n.N(ctx, "{{.Count}} round", "{{.Count}} rounds", o.Rounds), variantLabel(ctx, o.Variant)}
+	return i18n.N(ctx, "{{.Count}} player", "{{.Count}} players", o.Players) + " · " + gameWords(ctx, o)
+}
+
+// gameWords puts a game's rounds, variant and options in words (not its
+// players: a tournament says its table size apart).
+func gameWords(ctx context.Context, o engine.Options) string {
+	parts := []string{i18n.N(ctx, "{{.Count}} round", "{{.Count}} rounds", o.Rounds), variantLabel(ctx, o.Variant)}
 	if o.OpenTokens {
 		parts = append(parts, i18n.T(ctx, "open tokens"))
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -56,7 +57,7 @@ func tournamentSummary(ctx context.Context, t db.Tournament) string {
 		length = i18n.N(ctx, "{{.Count}} round", "{{.Count}} rounds", *t.Rounds)
 	}
 	return i18n.T(ctx, "tables of {{.Size}} · {{.Length}} · {{.Pace}}", "Size", t.TableSize, "Length", length, "Pace", paceLabel(ctx, t.Pace, t.TurnSeconds)) +
-		" · " + summary(ctx, o)
+		" · " + gameWords(ctx, o)
 }
 
 // tournamentRow is an event in a list.
@@ -95,7 +96,7 @@ func (s *Server) tournamentsPage(c echo.Context) error {
 		v.Why = tr(c, "Log in to join a tournament or create one.")
 	case u.Guest:
 		v.Why = tr(c, "Register (free) to join tournaments.")
-	case u.EmailVerifiedAt == nil:
+	case u.EmailVerifiedAt == nil && !u.Admin:
 		v.Why = tr(c, "Confirm your email address to create tournaments; you can join them now.")
 	default:
 		v.CanCreate = true
@@ -332,6 +333,9 @@ func (s *Server) tournamentView(c echo.Context, tv *tournaments.View, code strin
 		v.Me = m
 	case u == nil:
 		v.JoinWhy = tr(c, "Log in to join.")
+		if open {
+			v.LoginURL = "/login?next=" + url.QueryEscape(tournamentURL(t.ID, code))
+		}
 	case u.Guest:
 		v.JoinWhy = tr(c, "Register (free) to join tournaments.")
 	case !open:
@@ -355,7 +359,7 @@ func tournamentRules(ctx context.Context, t db.Tournament) []string {
 	} else {
 		out = append(out, i18n.T(ctx, "Swiss tournament of {{.Rounds}} rounds at tables of {{.Size}}.", "Rounds", *t.Rounds, "Size", t.TableSize))
 	}
-	out = append(out, i18n.T(ctx, "Games: {{.Options}}; {{.Pace}}.", "Options", summary(ctx, o), "Pace", paceLabel(ctx, t.Pace, t.TurnSeconds)))
+	out = append(out, i18n.T(ctx, "Games: {{.Options}}; {{.Pace}}.", "Options", gameWords(ctx, o), "Pace", paceLabel(ctx, t.Pace, t.TurnSeconds)))
 	if t.Rated {
 		out = append(out, i18n.T(ctx, "Rated: its games change ratings as ranked games do."))
 	} else {

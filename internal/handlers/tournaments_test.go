@@ -818,3 +818,51 @@ func TestCorrespondenceSwissRoundWithTimeoutAndAbandonment(t *testing.T) {
 		}
 	}
 }
+
+// A hundred watchers of an event's page, in two languages, get each
+// change of the standings over the page's stream, and each version is
+// drawn once per language for all of them (and read once).
+func TestTournamentWatchersShareOneDrawing(t *testing.T) {
+	const watchers = 100
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ps := verified(t, s, "Sam", "Tia", "Udo", "Val")
+	id := createEvent(t, s, ps[0], map[string]any{"kind": "arena", "name": "Watched arena", "table_size": 3, "minutes": 30})
+	for _, p := range ps[:3] {
+		p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	streams := make([]*apptest.Stream, watchers)
+	for i := range streams {
+		c := s.Client()
+		c.HTTP.Timeout = 0
+		if i%2 == 1 {
+			c.PostForm("/lang", map[string][]string{"lang": {"es"}, "next": {"/"}})
+		}
+		streams[i] = c.Stream(ctx, fmt.Sprintf("/tournaments/%d/events", id))
+		if first := streams[i].Next(t, "standings"); !strings.Contains(first, "Sam") {
+			t.Fatalf("the first standings lack the players: %s", first)
+		}
+	}
+	loads, renders := s.App.Feed.FeedStats()
+	// A fourth player joins: one change of the standings.
+	ps[3].Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil)
+	for i, st := range streams {
+		for {
+			data := st.Next(t, "standings")
+			if strings.Contains(data, "Val") {
+				if i%2 == 1 && !strings.Contains(data, "Clasificación") {
+					t.Errorf("a Spanish watcher's standings are not in Spanish")
+				}
+				break
+			}
+		}
+	}
+	l2, r2 := s.App.Feed.FeedStats()
+	if r2-renders != 2 {
+		t.Errorf("%d drawings of one change for %d watchers in two languages, want 2", r2-renders, watchers)
+	}
+	if l2-loads > 2 {
+		t.Errorf("%d reads of one change, want 1 (2 at most with a late notification)", l2-loads)
+	}
+}

@@ -89,6 +89,8 @@ type TournamentView struct {
 	// Join: the viewer may join (JoinWhy, when set, says why not).
 	Join    bool
 	JoinWhy string
+	// LoginURL takes a visitor to log in and back.
+	LoginURL string
 	// CanEdit, CanCancel: the creator or a moderator, before the start.
 	CanEdit   bool
 	CanCancel bool

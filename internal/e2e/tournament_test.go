@@ -1,0 +1,209 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"nothanks/internal/apptest"
+)
+
+// login logs a browser in as an account made through the API helpers.
+func login(t *testing.T, ctx context.Context, base, name string) {
+	t.Helper()
+	do(t, ctx,
+		chromedp.Navigate(base+"/login"),
+		chromedp.SendKeys(byTestID("input-login"), name),
+		chromedp.SendKeys(byTestID("input-password"), apptest.Password),
+		chromedp.Click(byTestID("login-submit")),
+		chromedp.WaitVisible(byTestID("nav-user")),
+	)
+}
+
+// waitPath waits until a tab's address satisfies ok (the page may be
+// navigating meanwhile), returning it.
+func waitPath(ctx context.Context, within time.Duration, ok func(path string) bool) (string, bool) {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		c, cancel := context.WithTimeout(ctx, 2*time.Second)
+		loc, err := chromedp.Run(c, chromedp.Location())
+		cancel()
+		if err == nil {
+			if i := strings.Index(loc, "//"); i >= 0 {
+				if j := strings.Index(loc[i+2:], "/"); j >= 0 && ok(loc[i+2+j:]) {
+					return loc[i+2+j:], true
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return "", false
+}
+
+// playTo plays games through the API until they end (take at two tokens
+// or when forced).
+func playTo(t *testing.T, players []*apptest.API, games ...int64) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for _, g := range games {
+		for {
+			if time.Now().After(deadline) {
+				t.Fatalf("game %d did not end", g)
+			}
+			done := false
+			for _, p := range players {
+				_, v := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", g), nil)
+				if v["status"] == "finished" {
+					done = true
+					break
+				}
+				if v["your_turn"] != true {
+					continue
+				}
+				vv := v["view"].(map[string]any)
+				action := "pass"
+				if vv["pot"].(float64) >= 2 || !strings.Contains(fmt.Sprint(vv["legal"]), "pass") {
+					action = "take"
+				}
+				p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/%s", g, action), map[string]any{"version": v["version"]})
+			}
+			if done {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// An arena in the browser: three players join from its page (the form,
+// the countdown), and when it starts each is taken to their table by
+// itself; a visitor on the page watches the standings and the featured
+// table change live, without reloading; pages checked at a phone's width
+// as players and as a spectator, and saved for review.
+func TestBrowserArena(t *testing.T) {
+	s := apptest.New(t)
+	host := s.APIFor("Hostie")
+	if err := s.App.Moderation.Grant(context.Background(), "Hostie", true); err != nil {
+		t.Fatal(err)
+	}
+	st, res := host.Do(http.MethodPost, "/api/v1/tournaments", map[string]any{"kind": "arena", "name": "Browser arena", "description": "A quick one.\nBring friends.",
+		"table_size": 3, "minutes": 20, "game_rounds": 1, "variant": "standard", "pace": "live", "turn_seconds": 60, "max_players": 50,
+		"starts_at": time.Now().Add(2 * time.Minute).UTC().Format(time.RFC3339)})
+	if st != http.StatusCreated {
+		t.Fatalf("create: %d %v", st, res)
+	}
+	id := int64(res["tournament"].(map[string]any)["id"].(float64))
+	page := fmt.Sprintf("%s/tournaments/%d", s.URL, id)
+	names := []string{"Anya", "Boris", "Cyrus"}
+	var apis []*apptest.API
+	for _, n := range names {
+		apis = append(apis, s.APIFor(n))
+	}
+	browser := newBrowser(t)
+	var players []context.Context
+	for i, n := range names {
+		ctx := newUser(t, browser)
+		login(t, ctx, s.URL, n)
+		do(t, ctx, chromedp.Navigate(page), chromedp.WaitVisible(byTestID("tournament-join")))
+		if i == 0 {
+			if cd := textOf(t, ctx, byTestID("tournament-countdown")); cd == "" {
+				t.Error("no countdown to the start")
+			}
+			screenshot(t, ctx, "tournament-upcoming")
+		}
+		click(t, ctx, byTestID("tournament-join"))
+		do(t, ctx, chromedp.WaitVisible(byTestID("me-status")))
+		players = append(players, ctx)
+	}
+	watcher := newUser(t, browser)
+	do(t, watcher, chromedp.Navigate(page), chromedp.WaitVisible(byTestID("standings")))
+	waitFor(t, watcher, `document.querySelectorAll('[data-testid="standing-row"]').length === 3`)
+	// Start it now: the worker finds it within seconds.
+	if _, err := s.Store.DB.Exec(`UPDATE tournaments SET starts_at = now(), due_at = now() WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	for i, ctx := range players {
+		if _, ok := waitPath(ctx, 20*time.Second, func(p string) bool { return strings.HasPrefix(p, "/games/") }); !ok {
+			t.Fatalf("%s was not taken to their table: still at %s", names[i], get(t, ctx, chromedp.Location()))
+		}
+		do(t, ctx, chromedp.WaitVisible(byTestID("tournament-badge")))
+	}
+	// The visitor's page shows the featured table live, and its status.
+	do(t, watcher, chromedp.WaitVisible(`#featured #board`))
+	waitText(t, watcher, "tournament-status", "Running")
+	screenshot(t, watcher, "tournament-running-spectator")
+	do(t, watcher, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	screenshot(t, watcher, "tournament-running-spectator-phone")
+	if wide := get(t, watcher, chromedp.Evaluate[string](overflowing)); wide != "" {
+		t.Errorf("the running tournament scrolls sideways at 390 px: %s", wide)
+	}
+	do(t, watcher, chromedp.EmulateViewport(1280, 900))
+	gameURL := get(t, players[0], chromedp.Location())
+	var game int64
+	fmt.Sscanf(gameURL[strings.LastIndex(gameURL, "/")+1:], "%d", &game)
+	playTo(t, apis, game)
+	// Without a reload, the standings show the game's points.
+	waitFor(t, watcher, `[...document.querySelectorAll('[data-testid="standing-points"]')].some(e => e.textContent.trim() === "2")`)
+	if rows := get(t, watcher, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="standing-row"] .result').length`)); rows != 3 {
+		t.Errorf("%d results in the standings after one game of three, want 3", rows)
+	}
+	// The players' finished tables take them on to their next table.
+	for i, ctx := range players {
+		if _, ok := waitPath(ctx, 20*time.Second, func(p string) bool { return strings.HasPrefix(p, "/games/") && p != fmt.Sprintf("/games/%d", game) }); !ok {
+			t.Errorf("%s was not taken to their next table", names[i])
+		}
+	}
+	do(t, players[0], chromedp.Navigate(page), chromedp.WaitVisible(byTestID("standings")))
+	screenshot(t, players[0], "tournament-running-player")
+	do(t, players[0], chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(byTestID("standings")))
+	screenshot(t, players[0], "tournament-running-player-phone")
+	if wide := get(t, players[0], chromedp.Evaluate[string](overflowing)); wide != "" {
+		t.Errorf("the player's tournament page scrolls sideways at 390 px: %s", wide)
+	}
+}
+
+// /tv shows the public game in play whose players are rated highest, and
+// moves on by itself to the next when it ends, the watcher staying on /tv.
+func TestBrowserTVMovesOn(t *testing.T) {
+	s := apptest.New(t)
+	top := []*apptest.API{s.APIFor("Tops1"), s.APIFor("Tops2"), s.APIFor("Tops3")}
+	low := []*apptest.API{s.APIFor("Lows1"), s.APIFor("Lows2"), s.APIFor("Lows3")}
+	if _, err := s.Store.DB.Exec(`UPDATE users SET rating = 1900 WHERE username LIKE 'Tops%'`); err != nil {
+		t.Fatal(err)
+	}
+	start := func(ps []*apptest.API) int64 {
+		_, g := ps[0].Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 300})
+		id := int64(g["id"].(float64))
+		for _, p := range ps[1:] {
+			p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", id), nil)
+		}
+		return id
+	}
+	a, b := start(top), start(low)
+	ctx := newUser(t, newBrowser(t))
+	do(t, ctx, chromedp.Navigate(s.URL+"/tv"), chromedp.WaitVisible(byTestID("tv-game")))
+	if got := get(t, ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="tv-game"]').dataset.game`)); got != fmt.Sprint(a) {
+		t.Fatalf("/tv shows game %s, want the top players' game %d", got, a)
+	}
+	screenshot(t, ctx, "tv")
+	playTo(t, top, a)
+	c, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(c, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector('[data-testid="tv-game"]')?.dataset.game === "%d"`, b))); err != nil {
+		t.Fatalf("/tv did not move on to game %d after game %d ended", b, a)
+	}
+	if loc := get(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/tv") {
+		t.Errorf("the watcher left /tv for %s", loc)
+	}
+	do(t, ctx, chromedp.WaitVisible(`#tv #board`))
+	do(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	screenshot(t, ctx, "tv-phone")
+	if wide := get(t, ctx, chromedp.Evaluate[string](overflowing)); wide != "" {
+		t.Errorf("/tv scrolls sideways at 390 px: %s", wide)
+	}
+}
