@@ -866,3 +866,242 @@ func TestTournamentWatchersShareOneDrawing(t *testing.T) {
 		t.Errorf("%d reads of one change, want 1 (2 at most with a late notification)", l2-loads)
 	}
 }
+
+// A player who lets their first decisions run out at an arena table has
+// missed it: they are paused after that game and not seated again until
+// they come back; a player who pauses is not seated either; one who joins
+// a running arena is seated in the next wave. Each is told over their turn
+// stream when the arena starts and when their table is ready.
+func TestArenaPauseMissAndLateJoin(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ps := verified(t, s, "Abe", "Bea", "Cal", "Dot", "Eve", "Fox")
+	id := createEvent(t, s, ps[0], map[string]any{"kind": "arena", "name": "Wave arena", "table_size": 3, "minutes": 60})
+	for _, p := range ps[:5] {
+		p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	abeStream := loggedIn(t, s, ps[0]).Stream(ctx, "/my/events")
+	abeStream.Next(t, "turn")
+	s.Clock.Advance(2 * time.Minute)
+	runEvents(t, s)
+	if n := abeStream.Next(t, "notice"); !strings.Contains(n, `"kind":"start"`) || !strings.Contains(n, fmt.Sprintf(`"tournament":%d`, id)) {
+		t.Errorf("the start notice: %s", n)
+	}
+	table := abeStream.Next(t, "notice")
+	if !strings.Contains(table, `"kind":"table"`) {
+		t.Errorf("the table notice: %s", table)
+	}
+	// Five players at tables of three: one table, two wait.
+	var seated []*apptest.API
+	var waiting []*apptest.API
+	var game int64
+	for _, p := range ps[:5] {
+		if g := currentGame(t, p, id); g != 0 {
+			seated, game = append(seated, p), g
+		} else {
+			waiting = append(waiting, p)
+		}
+	}
+	if len(seated) != 3 || !strings.Contains(table, fmt.Sprintf(`"game":%d`, game)) && slices.Contains(seated, ps[0]) {
+		t.Fatalf("%d seated of five at tables of three (notice %s)", len(seated), table)
+	}
+	// One of the waiting pauses; Fox joins late.
+	if st, _ := waiting[0].Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/pause", id), nil); st != http.StatusOK {
+		t.Fatalf("pause: %d", st)
+	}
+	ps[5].Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil)
+	// At the table, one player misses every decision of theirs.
+	absent := seated[0]
+	for range 500 {
+		_, v := seated[1].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", game), nil)
+		if v["status"] == "finished" {
+			break
+		}
+		moved := false
+		for _, p := range seated {
+			_, v := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", game), nil)
+			if v["your_turn"] != true {
+				continue
+			}
+			moved = true
+			if p == absent {
+				if _, err := s.Store.DB.Exec(`UPDATE games SET due_at = now() - interval '1 second' WHERE id = $1`, game); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.App.Games.RunDue(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			vv := v["view"].(map[string]any)
+			action := "pass"
+			if vv["pot"].(float64) >= 2 || !strings.Contains(fmt.Sprint(vv["legal"]), "pass") {
+				action = "take"
+			}
+			p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/%s", game, action), map[string]any{"version": v["version"]})
+		}
+		if !moved {
+			s.Clock.Advance(time.Second)
+			s.App.Games.RunDue(context.Background())
+		}
+	}
+	s.Clock.Advance(3 * time.Second)
+	runEvents(t, s)
+	_, me := absent.Do(http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d/me", id), nil)
+	if me["status"] != "paused" || me["game_id"] != nil {
+		t.Errorf("the player who missed the table: %v", me)
+	}
+	if g := currentGame(t, waiting[0], id); g != 0 {
+		t.Errorf("the paused player was seated at %d", g)
+	}
+	if g := currentGame(t, ps[5], id); g == 0 {
+		t.Error("the late joiner was not seated in the next wave")
+	}
+	// Coming back: seated in the next wave with others free.
+	if st, _ := absent.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/resume", id), nil); st != http.StatusOK {
+		t.Fatalf("resume: %d", st)
+	}
+	if st, _ := waiting[0].Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/resume", id), nil); st != http.StatusOK {
+		t.Fatalf("resume: %d", st)
+	}
+	s.Clock.Advance(3 * time.Second)
+	runEvents(t, s)
+	free := 0
+	for _, p := range ps {
+		if currentGame(t, p, id) == 0 {
+			free++
+		}
+	}
+	if free >= 3 {
+		t.Errorf("%d players free after the wave: at tables of three at most two wait", free)
+	}
+}
+
+// A live arena's "it starts" mail goes only to a player who has not been
+// on the site since the start, and only when they want tournament mail.
+func TestTournamentStartMailOnlyWhenAway(t *testing.T) {
+	smtp := apptest.NewSMTP(t)
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithSMTP(smtp))
+	ps := verified(t, s, "Gia", "Hugo", "Iris")
+	id := createEvent(t, s, ps[0], map[string]any{"kind": "arena", "name": "Mail arena", "table_size": 3, "minutes": 30})
+	for _, p := range ps {
+		p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil)
+	}
+	// Iris turns tournament mail off.
+	iris := loggedIn(t, s, ps[2])
+	iris.PostForm("/settings/notifications", map[string][]string{"mail_your_turn": {"true"}, "time_zone": {"UTC"}, "digest_hour": {"8"}})
+	s.Clock.Advance(2 * time.Minute)
+	runEvents(t, s)
+	// Hugo comes to the site after the start; Gia stays away.
+	hugo := loggedIn(t, s, ps[1])
+	hugo.Get(fmt.Sprintf("/tournaments/%d", id))
+	// The API tokens count as being on the site: mark them unused again.
+	if _, err := s.Store.DB.Exec(`UPDATE api_tokens SET last_used_at = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Store.DB.Exec(`UPDATE sessions SET last_seen_at = now() - interval '1 hour' WHERE user_id = $1`, ps[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	s.Clock.Advance(3 * time.Minute)
+	if _, err := s.App.Notify.RunOutbox(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	started := func(p *apptest.API) bool {
+		for _, m := range smtp.To(strings.ToLower(p.Name) + "@example.com") {
+			if strings.Contains(m.Header("Subject"), "Mail arena has started") {
+				return true
+			}
+		}
+		return false
+	}
+	if !started(ps[0]) {
+		t.Error("Gia, away since the start, was not mailed")
+	}
+	if started(ps[1]) {
+		t.Error("Hugo, on the site since the start, was mailed")
+	}
+	if started(ps[2]) {
+		t.Error("Iris turned tournament mail off and was mailed")
+	}
+}
+
+// A moderator schedules an hourly arena: the server creates the next event
+// one hour ahead of its start, once however many instances look, and the
+// one after when its time comes; stopping the schedule stops it.
+func TestRecurringArena(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	mod := verified(t, s, "Mona")[0]
+	if err := s.App.Moderation.Grant(context.Background(), "Mona", true); err != nil {
+		t.Fatal(err)
+	}
+	mc := loggedIn(t, s, mod)
+	start := s.Clock.Now().Add(30 * time.Minute).UTC()
+	res := mc.PostForm("/admin/schedules", map[string][]string{"kind": {"arena"}, "name": {"Hourly arena"}, "table_size": {"4"}, "minutes": {"30"},
+		"game_rounds": {"1"}, "variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"30"}, "max_players": {"500"}, "rated": {"true"},
+		"every_hours": {"1"}, "time_zone": {"UTC"}, "starts_local": {start.Format("2006-01-02T15:04")}})
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("schedule: %d %s", res.Status, res.TestID("form-error"))
+	}
+	events := func() []string {
+		var out []string
+		if err := s.Store.DB.Select(&out, `SELECT to_char(starts_at AT TIME ZONE 'UTC', 'HH24:MI') || ' ' || name || ' ' || rated FROM tournaments ORDER BY starts_at`); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	runEvents(t, s)
+	runEvents(t, s) // a second look creates nothing more
+	first := start.Truncate(time.Minute)
+	if got := events(); len(got) != 1 || got[0] != first.Format("15:04")+" Hourly arena true" {
+		t.Fatalf("events after scheduling: %v", got)
+	}
+	s.Clock.Advance(31 * time.Minute) // the first starts; the next is an hour ahead
+	runEvents(t, s)
+	if got := events(); len(got) != 2 || got[1] != first.Add(time.Hour).Format("15:04")+" Hourly arena true" {
+		t.Fatalf("events an hour on: %v", got)
+	}
+	var sid int64
+	if err := s.Store.DB.Get(&sid, `SELECT id FROM tournament_schedules`); err != nil {
+		t.Fatal(err)
+	}
+	mc.PostForm(fmt.Sprintf("/admin/schedules/%d/active", sid), map[string][]string{"active": {"false"}})
+	s.Clock.Advance(2 * time.Hour)
+	runEvents(t, s)
+	if got := events(); len(got) != 2 {
+		t.Errorf("a stopped schedule made more events: %v", got)
+	}
+	if page := loggedIn(t, s, verified(t, s, "Nobody")[0]).Get("/admin/schedules"); page.Status != http.StatusForbidden {
+		t.Errorf("a member opens the schedules: %d", page.Status)
+	}
+}
+
+// A moderator hides an event's description: others no longer read it, the
+// moderator still does (marked), and the moderation log says so.
+func TestModeratorHidesADescription(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ps := verified(t, s, "Oona", "Moss")
+	id := createEvent(t, s, ps[0], map[string]any{"kind": "arena", "name": "Loud arena", "description": "Buy cheap tokens at example.com", "table_size": 3, "minutes": 30})
+	if err := s.App.Moderation.Grant(context.Background(), "Moss", true); err != nil {
+		t.Fatal(err)
+	}
+	mc := loggedIn(t, s, ps[1])
+	if res := mc.PostForm(fmt.Sprintf("/tournaments/%d/hide", id), map[string][]string{"hide": {"true"}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("hide: %d", res.Status)
+	}
+	if page := s.Client().Get(fmt.Sprintf("/tournaments/%d", id)); strings.Contains(page.Body, "cheap tokens") || !page.Has("description-hidden") {
+		t.Error("a visitor still reads the hidden description")
+	}
+	if _, ev := ps[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d", id), nil); strings.Contains(fmt.Sprint(ev), "cheap tokens") {
+		t.Error("the API still gives the hidden description")
+	}
+	if page := mc.Get(fmt.Sprintf("/tournaments/%d", id)); !strings.Contains(page.TestID("tournament-description"), "cheap tokens") || !page.Has("description-hidden") {
+		t.Error("the moderator does not read the hidden description, marked")
+	}
+	if log := mc.Get("/admin/log"); !strings.Contains(log.TestID("mod-log-row"), "hid a tournament's description") {
+		t.Errorf("the log: %q", log.TestID("mod-log-row"))
+	}
+	if res := loggedIn(t, s, ps[0]).PostForm(fmt.Sprintf("/tournaments/%d/hide", id), map[string][]string{"hide": {"false"}}); res.Status != http.StatusForbidden {
+		t.Errorf("the creator shows the hidden description again: %d", res.Status)
+	}
+}

@@ -65,7 +65,8 @@ type TournamentView struct {
 	ID          int64
 	Name        string
 	Description string
-	// Hidden: a moderator hid the description (moderators still read it).
+	// Hidden: a moderator hid the description (only moderators still get
+	// it in Description).
 	Hidden    bool
 	Kind      string // "arena" or "swiss"
 	KindLabel string
