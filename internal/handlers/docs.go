@@ -23,6 +23,7 @@ var docList = []views.Choice{
 	{Value: "record", Label: i18n.M("Game records")},
 	{Value: "correspondence", Label: i18n.M("Correspondence and mail")},
 	{Value: "ranked", Label: i18n.M("Ranked play")},
+	{Value: "tournaments", Label: i18n.M("Tournaments")},
 	{Value: "bots", Label: i18n.M("Bots")},
 	{Value: "analysis", Label: i18n.M("Post-game analysis")},
 	{Value: "playing-again", Label: i18n.M("Playing again")},
