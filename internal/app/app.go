@@ -134,7 +134,7 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	ls := lists.New()
 	tr := tournaments.New(store, g, clk, log)
 	feed := watch.NewFeed(func(ctx context.Context, id int64) (int, any, error) {
-		v, err := tr.Load(ctx, id)
+		v, err := tr.LoadPage(ctx, id)
 		if err != nil {
 			return 0, nil, err
 		}

@@ -564,6 +564,29 @@ func (s *Store) TournamentTables(ctx context.Context, id int64) ([]TournamentTab
 	return tournamentTables(ctx, s.DB, id)
 }
 
+// PlayingTables lists an event's games in play.
+func (s *Store) PlayingTables(ctx context.Context, id int64) ([]TournamentTable, error) {
+	var out []TournamentTable
+	err := sel(ctx, s.DB, &out, `SELECT `+tableColumns+` FROM tournament_games tg JOIN games g ON g.id = tg.game_id
+		WHERE tg.tournament_id = $1 AND NOT tg.finished ORDER BY tg.round DESC, tg.game_id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("db: tables in play of tournament %d: %w", id, err)
+	}
+	return out, nil
+}
+
+// ResultsOf lists some players' results of an event in the order they came.
+func (s *Store) ResultsOf(ctx context.Context, id int64, userIDs []int64) ([]TournamentResult, error) {
+	var out []TournamentResult
+	err := sel(ctx, s.DB, &out, `
+		SELECT id, tournament_id, user_id, game_id, round, place, points, counted, won, created_at
+		FROM tournament_results WHERE tournament_id = $1 AND user_id = ANY($2) ORDER BY id`, id, pq.Array(userIDs))
+	if err != nil {
+		return nil, fmt.Errorf("db: results of tournament %d: %w", id, err)
+	}
+	return out, nil
+}
+
 // TournamentTables lists an event's games inside the transaction.
 func (t *Tx) TournamentTables(ctx context.Context, id int64) ([]TournamentTable, error) {
 	return tournamentTables(ctx, t.tx, id)

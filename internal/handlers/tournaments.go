@@ -252,7 +252,7 @@ func (s *Server) tournamentPage(c echo.Context) error {
 	if _, err := s.tournaments.Get(ctx, viewerID(c), id, code); err != nil {
 		return err
 	}
-	tv, err := s.tournaments.Load(ctx, id)
+	tv, err := s.tournaments.LoadPage(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -674,7 +674,7 @@ func (s *Server) tournamentStandings(c echo.Context) error {
 	if _, err := s.tournaments.Get(ctx, viewerID(c), id, code); err != nil {
 		return err
 	}
-	tv, err := s.tournaments.Load(ctx, id)
+	tv, err := s.tournaments.LoadPage(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -702,7 +702,7 @@ func (s *Server) tournamentMe(c echo.Context) error {
 	if _, err := s.tournaments.Get(ctx, viewerID(c), id, code); err != nil {
 		return err
 	}
-	tv, err := s.tournaments.Load(ctx, id)
+	tv, err := s.tournaments.LoadPage(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -69,8 +69,47 @@ type View struct {
 	Featured int64
 }
 
-// Load reads an event for its page (the caller has checked that the viewer
-// may see it).
+// Shown is how many players' games a page's standings list: an arena's
+// page reads only theirs, and its games in play, so that a big arena's page
+// costs the same at its end as at its start.
+const Shown = 100
+
+// LoadPage reads an event for its page and its stream: a Swiss event whole
+// (its rounds are few; the tie-break needs every table), an arena's
+// players, its games in play and the games of the Shown best players.
+func (s *Service) LoadPage(ctx context.Context, id int64) (*View, error) {
+	t, err := s.store.Tournament(ctx, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, ErrNoTournament
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind == db.KindSwiss {
+		return s.Load(ctx, id)
+	}
+	ps, err := s.store.TournamentPlayers(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	top := arenaStandings(ps, nil)
+	ids := make([]int64, 0, min(len(top), Shown))
+	for i := 0; i < len(top) && i < Shown; i++ {
+		ids = append(ids, top[i].UserID)
+	}
+	rs, err := s.store.ResultsOf(ctx, id, ids)
+	if err != nil {
+		return nil, err
+	}
+	tbs, err := s.store.PlayingTables(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return Build(t, ps, rs, tbs), nil
+}
+
+// Load reads a whole event: every result and table (the API, the end of
+// an event). The caller has checked that the viewer may see it.
 func (s *Service) Load(ctx context.Context, id int64) (*View, error) {
 	t, err := s.store.Tournament(ctx, id)
 	if errors.Is(err, db.ErrNotFound) {
