@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 )
 
 // apiHTTP keeps connections alive across API calls (benchmarks make many).
@@ -77,3 +80,40 @@ func (a *API) Raw(method, path string, body any) (int, []byte) {
 
 // NewAPI is a client for an existing token.
 func NewAPI(s *Server, token string) *API { return &API{s: s, t: s.t, Token: token} }
+
+// PlayOut plays games to their end through the API: each player takes
+// when the pot holds two tokens or they must, else says No thanks!.
+func PlayOut(t testing.TB, players []*API, gameIDs ...int64) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	left := append([]int64(nil), gameIDs...)
+	for len(left) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("games %v did not end", left)
+		}
+		var still []int64
+		for _, g := range left {
+			done := false
+			for _, p := range players {
+				_, v := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", g), nil)
+				if v["status"] == "finished" {
+					done = true
+					break
+				}
+				if v["your_turn"] != true {
+					continue
+				}
+				vv := v["view"].(map[string]any)
+				action := "pass"
+				if vv["pot"].(float64) >= 2 || !strings.Contains(fmt.Sprint(vv["legal"]), "pass") {
+					action = "take"
+				}
+				p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/%s", g, action), map[string]any{"version": v["version"]})
+			}
+			if !done {
+				still = append(still, g)
+			}
+		}
+		left = still
+	}
+}

@@ -45,41 +45,6 @@ func waitPath(ctx context.Context, within time.Duration, ok func(path string) bo
 	return "", false
 }
 
-// playTo plays games through the API until they end (take at two tokens
-// or when forced).
-func playTo(t *testing.T, players []*apptest.API, games ...int64) {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for _, g := range games {
-		for {
-			if time.Now().After(deadline) {
-				t.Fatalf("game %d did not end", g)
-			}
-			done := false
-			for _, p := range players {
-				_, v := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", g), nil)
-				if v["status"] == "finished" {
-					done = true
-					break
-				}
-				if v["your_turn"] != true {
-					continue
-				}
-				vv := v["view"].(map[string]any)
-				action := "pass"
-				if vv["pot"].(float64) >= 2 || !strings.Contains(fmt.Sprint(vv["legal"]), "pass") {
-					action = "take"
-				}
-				p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/%s", g, action), map[string]any{"version": v["version"]})
-			}
-			if done {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-}
-
 // An arena in the browser: three players join from its page (the form,
 // the countdown), and when it starts each is taken to their table by
 // itself; a visitor on the page watches the standings and the featured
@@ -146,7 +111,7 @@ func TestBrowserArena(t *testing.T) {
 	gameURL := get(t, players[0], chromedp.Location())
 	var game int64
 	fmt.Sscanf(gameURL[strings.LastIndex(gameURL, "/")+1:], "%d", &game)
-	playTo(t, apis, game)
+	apptest.PlayOut(t, apis, game)
 	// Without a reload, the standings show the game's points.
 	waitFor(t, watcher, `[...document.querySelectorAll('[data-testid="standing-points"]')].some(e => e.textContent.trim() === "2")`)
 	if rows := get(t, watcher, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="standing-row"] .result').length`)); rows != 3 {
@@ -191,7 +156,7 @@ func TestBrowserTVMovesOn(t *testing.T) {
 		t.Fatalf("/tv shows game %s, want the top players' game %d", got, a)
 	}
 	screenshot(t, ctx, "tv")
-	playTo(t, top, a)
+	apptest.PlayOut(t, top, a)
 	c, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if _, err := chromedp.Run(c, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector('[data-testid="tv-game"]')?.dataset.game === "%d"`, b))); err != nil {

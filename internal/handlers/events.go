@@ -51,10 +51,6 @@ func (s *Server) gameEvents(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set(echo.HeaderCacheControl, "no-cache")
-	h.Set("X-Accel-Buffering", "no") // no proxy buffering
 	// The page says which board it already shows (h, a digest), so the
 	// first board is not swapped in needlessly under the user's pointer.
 	last := c.QueryParam("h")
@@ -71,16 +67,30 @@ func (s *Server) gameEvents(c echo.Context) error {
 		}
 		ts = &turnSub{sub: tsub, first: tfirst}
 	}
+	return s.serveStream(c, func(ctx context.Context, w frameWriter, closed func()) {
+		s.stream(ctx, w, sub, first, last, ts, closed)
+	})
+}
+
+// serveStream answers with an event stream written by run: the headers
+// go out, then the stream takes the connection over and runs on a
+// goroutine of its own or, where the connection cannot be taken over
+// (HTTP/2), runs in the handler.
+func (s *Server) serveStream(c echo.Context, run func(ctx context.Context, w frameWriter, closed func())) error {
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set(echo.HeaderCacheControl, "no-cache")
+	h.Set("X-Accel-Buffering", "no") // no proxy buffering
 	closed := s.metrics.StreamOpened()
 	if conn, err := takeOver(c, h); err == nil {
-		go s.stream(context.Background(), &connWriter{conn: conn}, sub, first, last, ts, closed)
+		go run(context.Background(), &connWriter{conn: conn}, closed)
 		return nil
 	}
 	h.Set("Connection", "keep-alive")
 	w := c.Response()
 	w.WriteHeader(http.StatusOK)
 	w.Flush() // the stream is open now, even if there is nothing to send yet
-	s.stream(ctx, &responseWriter{w: w, rc: http.NewResponseController(w)}, sub, first, last, ts, closed)
+	run(c.Request().Context(), &responseWriter{w: w, rc: http.NewResponseController(w)}, closed)
 	return nil
 }
 

@@ -241,21 +241,30 @@ func (s *Server) editTournament(c echo.Context) error {
 	return redirect(c, tournamentURL(id, ""))
 }
 
-// tournamentPage is an event's page.
-func (s *Server) tournamentPage(c echo.Context) error {
+// viewedTournament reads the event of the path for its page, for a viewer
+// who may see it (a private one with its code), and the code they came
+// with.
+func (s *Server) viewedTournament(c echo.Context) (*tournaments.View, string, error) {
 	id, err := tournamentID(c)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	ctx := c.Request().Context()
 	code := c.QueryParam("code")
 	if _, err := s.tournaments.Get(ctx, viewerID(c), id, code); err != nil {
-		return err
+		return nil, "", err
 	}
 	tv, err := s.tournaments.LoadPage(ctx, id)
+	return tv, code, err
+}
+
+// tournamentPage is an event's page.
+func (s *Server) tournamentPage(c echo.Context) error {
+	tv, code, err := s.viewedTournament(c)
 	if err != nil {
 		return err
 	}
+	ctx := c.Request().Context()
 	v := s.tournamentView(c, tv, code)
 	if v.Featured != nil {
 		if st, err := s.games.State(ctx, v.Featured.GameID); err == nil {
@@ -265,7 +274,7 @@ func (s *Server) tournamentPage(c echo.Context) error {
 	}
 	p := s.page(c, tv.T.Name)
 	p.TurnsInGameStream = true
-	p.Tournament = id
+	p.Tournament = tv.T.ID
 	return render(c, http.StatusOK, views.TournamentPage(p, v))
 }
 
@@ -582,21 +591,9 @@ func (s *Server) tournamentEvents(c echo.Context) error {
 		}
 		ts = &turnSub{sub: tsub, first: tfirst}
 	}
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set(echo.HeaderCacheControl, "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	closed := s.metrics.StreamOpened()
-	if conn, err := takeOver(c, h); err == nil {
-		go s.feedStream(context.Background(), &connWriter{conn: conn}, sub, first, ts, closed)
-		return nil
-	}
-	h.Set("Connection", "keep-alive")
-	w := c.Response()
-	w.WriteHeader(http.StatusOK)
-	w.Flush()
-	s.feedStream(ctx, &responseWriter{w: w, rc: http.NewResponseController(w)}, sub, first, ts, closed)
-	return nil
+	return s.serveStream(c, func(ctx context.Context, w frameWriter, closed func()) {
+		s.feedStream(ctx, w, sub, first, ts, closed)
+	})
 }
 
 // feedStream writes a feed's frames (and a member's turns) until the
@@ -665,26 +662,18 @@ func turnChans(ts *turnSub) (<-chan turns.Update, <-chan turns.Notice) {
 // tournamentStandings answers the round picker (and the page without
 // script): the standings after a round.
 func (s *Server) tournamentStandings(c echo.Context) error {
-	id, err := tournamentID(c)
+	tv, code, err := s.viewedTournament(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	code := c.QueryParam("code")
-	if _, err := s.tournaments.Get(ctx, viewerID(c), id, code); err != nil {
-		return err
-	}
-	tv, err := s.tournaments.LoadPage(ctx, id)
-	if err != nil {
-		return err
-	}
 	round, _ := strconv.Atoi(c.QueryParam("round"))
 	b := s.tournamentBoard(ctx, tv, round)
 	if !isFragment(c) {
 		v := s.tournamentView(c, tv, code)
 		v.Board = b
 		p := s.page(c, tv.T.Name)
-		p.Tournament = id
+		p.Tournament = tv.T.ID
 		return render(c, http.StatusOK, views.TournamentPage(p, v))
 	}
 	return render(c, http.StatusOK, views.TournamentStandings(b))
@@ -693,16 +682,7 @@ func (s *Server) tournamentStandings(c echo.Context) error {
 // tournamentMe answers the viewer's panel, read again when the event's
 // status changes.
 func (s *Server) tournamentMe(c echo.Context) error {
-	id, err := tournamentID(c)
-	if err != nil {
-		return err
-	}
-	ctx := c.Request().Context()
-	code := c.QueryParam("code")
-	if _, err := s.tournaments.Get(ctx, viewerID(c), id, code); err != nil {
-		return err
-	}
-	tv, err := s.tournaments.LoadPage(ctx, id)
+	tv, code, err := s.viewedTournament(c)
 	if err != nil {
 		return err
 	}

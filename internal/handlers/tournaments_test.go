@@ -71,43 +71,6 @@ func currentGame(t *testing.T, p *apptest.API, id int64) int64 {
 	return int64(you["game_id"].(float64))
 }
 
-// playTables plays games to their end through the API: each player takes
-// when the pot holds two tokens or they must, else says No thanks!.
-func playTables(t *testing.T, players []*apptest.API, gameIDs ...int64) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	left := slices.Clone(gameIDs)
-	for len(left) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("games %v did not end", left)
-		}
-		var still []int64
-		for _, g := range left {
-			done := false
-			for _, p := range players {
-				_, v := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", g), nil)
-				if v["status"] == "finished" {
-					done = true
-					break
-				}
-				if v["your_turn"] != true {
-					continue
-				}
-				vv := v["view"].(map[string]any)
-				action := "pass"
-				if vv["pot"].(float64) >= 2 || !strings.Contains(fmt.Sprint(vv["legal"]), "pass") {
-					action = "take"
-				}
-				p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/%s", g, action), map[string]any{"version": v["version"]})
-			}
-			if !done {
-				still = append(still, g)
-			}
-		}
-		left = still
-	}
-}
-
 // finished is a finished game as the test reads it: its players by name,
 // their placings.
 type finishedGame struct {
@@ -199,7 +162,7 @@ func TestArenaFromStartToEnd(t *testing.T) {
 			// The time runs out while the last wave plays: it counts.
 			s.Clock.Advance(20 * time.Minute)
 		}
-		playTables(t, ps, games...)
+		apptest.PlayOut(t, ps, games...)
 		played = append(played, games...)
 		s.Clock.Advance(3 * time.Second) // past the wave's wait
 	}
@@ -347,12 +310,12 @@ func TestSwissOfTenAtTablesOfThree(t *testing.T) {
 			}
 		}
 		// The last table of the round holds up the next one.
-		playTables(t, ps, games[:2]...)
+		apptest.PlayOut(t, ps, games[:2]...)
 		runEvents(t, s)
 		if r := int(eventOf(t, ps[0], id)["tournament"].(map[string]any)["round"].(float64)); r != round {
 			t.Fatalf("round %d: the next round started with a table still playing", round)
 		}
-		playTables(t, ps, games[2])
+		apptest.PlayOut(t, ps, games[2])
 		for _, g := range games {
 			fg := readGame(t, ps[0], g)
 			pts := placePoints(fg.placings)
@@ -447,7 +410,7 @@ func TestRatedTournamentChangesRatings(t *testing.T) {
 			t.Fatal("a bot sits in a rated event")
 		}
 	}
-	playTables(t, ps, g)
+	apptest.PlayOut(t, ps, g)
 	fg := readGame(t, ps[0], g)
 	for i, name := range fg.names {
 		sum := 0.0
@@ -652,7 +615,7 @@ func TestArenaSeatedByTwoInstances(t *testing.T) {
 		if n := atTwoTables(); n != 0 {
 			t.Fatalf("wave %d: %d players sit at two tables of the event", wave, n)
 		}
-		playTables(t, ps, games...)
+		apptest.PlayOut(t, ps, games...)
 	}
 	var tables, seats int
 	if err := s.Store.DB.Get(&tables, `SELECT count(*) FROM tournament_games WHERE tournament_id = $1`, id); err != nil {

@@ -59,21 +59,9 @@ func (s *Server) siteStream(c echo.Context, sub *turns.Sub, first *turns.Update)
 	if s.lists != nil {
 		ls = s.lists.Subscribe(listsOf(c))
 	}
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set(echo.HeaderCacheControl, "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	closed := s.metrics.StreamOpened()
-	if conn, err := takeOver(c, h); err == nil {
-		go s.turnStream(context.Background(), &connWriter{conn: conn}, sub, first, ls, closed)
-		return nil
-	}
-	h.Set("Connection", "keep-alive")
-	w := c.Response()
-	w.WriteHeader(http.StatusOK)
-	w.Flush()
-	s.turnStream(c.Request().Context(), &responseWriter{w: w, rc: http.NewResponseController(w)}, sub, first, ls, closed)
-	return nil
+	return s.serveStream(c, func(ctx context.Context, w frameWriter, closed func()) {
+		s.turnStream(ctx, w, sub, first, ls, closed)
+	})
 }
 
 func (s *Server) turnStream(ctx context.Context, w frameWriter, sub *turns.Sub, first *turns.Update, ls *lists.Sub, closed func()) {

@@ -326,18 +326,9 @@ func (s *Service) Edit(ctx context.Context, u db.User, id int64, in Input) error
 	}
 	now := s.clock.Now()
 	return s.store.Tx(ctx, func(tx *db.Tx) error {
-		t, err := tx.TournamentForUpdate(ctx, id)
-		if errors.Is(err, db.ErrNotFound) {
-			return ErrNoTournament
-		}
+		t, err := lockManaged(ctx, tx, u, id)
 		if err != nil {
 			return err
-		}
-		if !mayManage(u, t) {
-			if !t.Public {
-				return ErrNoTournament
-			}
-			return apperr.E(apperr.Forbidden, "Only the tournament's creator or a moderator can change it.")
 		}
 		if t.Status != db.TournamentUpcoming {
 			return apperr.E(apperr.Conflict, "The tournament has started: its rules can no longer change.")
@@ -363,6 +354,24 @@ func (s *Service) Edit(ctx context.Context, u db.User, id int64, in Input) error
 	})
 }
 
+// lockManaged locks an event its creator or a moderator changes.
+func lockManaged(ctx context.Context, tx *db.Tx, u db.User, id int64) (db.Tournament, error) {
+	t, err := tx.TournamentForUpdate(ctx, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return t, ErrNoTournament
+	}
+	if err != nil {
+		return t, err
+	}
+	if !mayManage(u, t) {
+		if !t.Public {
+			return t, ErrNoTournament
+		}
+		return t, apperr.E(apperr.Forbidden, "Only the tournament's creator or a moderator can change it.")
+	}
+	return t, nil
+}
+
 func mayManage(u db.User, t db.Tournament) bool {
 	return u.Active() && (u.Admin || (t.CreatorID != nil && *t.CreatorID == u.ID))
 }
@@ -375,18 +384,9 @@ func (s *Service) Cancel(ctx context.Context, u db.User, id int64) error {
 	}
 	now := s.clock.Now()
 	return s.store.Tx(ctx, func(tx *db.Tx) error {
-		t, err := tx.TournamentForUpdate(ctx, id)
-		if errors.Is(err, db.ErrNotFound) {
-			return ErrNoTournament
-		}
+		t, err := lockManaged(ctx, tx, u, id)
 		if err != nil {
 			return err
-		}
-		if !mayManage(u, t) {
-			if !t.Public {
-				return ErrNoTournament
-			}
-			return apperr.E(apperr.Forbidden, "Only the tournament's creator or a moderator can change it.")
 		}
 		if t.Status != db.TournamentUpcoming {
 			return apperr.E(apperr.Conflict, "The tournament has started: it can no longer be cancelled.")
