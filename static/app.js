@@ -10,7 +10,7 @@ window.ntMsgs = (function () {
     chatTitle: "New message at game #{n} · No Thanks!",
     tStart: "A tournament you joined starts now.", tTable: "Your table is ready: game #{n}.",
     tBye: "You have a bye this round: its points are yours.", tCancelled: "A tournament you joined was cancelled: too few players.",
-    tGo: "Go there",
+    tGo: "Open it",
     notifyBody: "Game #{n} waits for you.", waitingOne: "{n} game waiting for you", waitingMany: "{n} games waiting for you",
     noNotify: "This browser has no notifications.", allowed: "Allowed: you will be notified.",
     blocked: "Blocked in this browser's site settings.", units: ["d", "h", "m", "s"], spaced: false

@@ -12,8 +12,10 @@ import (
 	"net/mail"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -109,6 +111,19 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 	ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", playing), map[string]any{"level": "heuristic"})
 	bob.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", playing), nil)
 	ann.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", playing), map[string]any{"text": "your move"})
+	// An arena tomorrow that Ann and Bob joined.
+	for _, p := range []*apptest.API{ann, bob} {
+		if _, err := s.Store.VerifyEmail(context.Background(), p.ID, strings.ToLower(p.Name)+"@example.com", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upcoming := createEvent(t, s, ann, map[string]any{"kind": "arena", "name": "Torneo Ann", "table_size": 3, "minutes": 60,
+		"starts_at": s.Clock.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339)})
+	for _, p := range []*apptest.API{ann, bob} {
+		if st, res := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", upcoming), nil); st != http.StatusOK {
+			t.Fatalf("%s joins the arena: %d %v", p.Name, st, res)
+		}
+	}
 	i18n.Missing()
 	// The check itself finds English where there is some: the English
 	// pages are full of it.
@@ -138,7 +153,8 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 			for _, path := range []string{"/", "/games", "/watch", "/ladder", "/rules", "/login", "/register", "/forgot",
 				"/u/Ann", fmt.Sprintf("/games/%d", finished), fmt.Sprintf("/games/%d/replay", finished),
 				fmt.Sprintf("/games/%d/replay?step=3", finished), fmt.Sprintf("/games/%d", playing),
-				fmt.Sprintf("/games/%d/board", playing), "/docs/api", "/no/such/page", "/games/999999"} {
+				fmt.Sprintf("/games/%d/board", playing), "/docs/api", "/no/such/page", "/games/999999",
+				"/tournaments", fmt.Sprintf("/tournaments/%d", upcoming), "/tournaments/999999", "/tv"} {
 				check(path, c.Get(path))
 			}
 			// Bad input gets its message in the language too.
@@ -151,7 +167,8 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 				t.Fatalf("register: %d", res.Status)
 			}
 			check("welcome", c.Follow(res))
-			for _, path := range []string{"/settings", "/my/games", "/games/new", "/ranked", "/u/" + name, "/following", "/u/Ann", fmt.Sprintf("/games/%d/replay", finished)} {
+			for _, path := range []string{"/settings", "/my/games", "/games/new", "/ranked", "/u/" + name, "/following", "/u/Ann", fmt.Sprintf("/games/%d/replay", finished),
+				"/tournaments", "/tournaments/new", fmt.Sprintf("/tournaments/%d", upcoming)} {
 				check(path, c.Get(path))
 			}
 			// Bob's lists tell him of Ann's message he has not read.
@@ -204,10 +221,154 @@ func TestTheSiteSpeaksSpanishAndItalian(t *testing.T) {
 			if left := leftInEnglish(t, l, html); len(left) > 0 {
 				t.Errorf("mail HTML in English: %q", left)
 			}
+			tourTournaments(t, s, smtp, l, c, name, upcoming, check)
 			if missing := i18n.Missing(); len(missing) > 0 {
 				t.Errorf("messages missing from the catalogues: %q", missing)
 			}
 		})
+	}
+}
+
+// tourTournaments is the tournaments' part of the tour, for the
+// moderator who registered in l (logged in with c): the tournament pages
+// as a moderator, a bad form, the schedules, joining twice, a running
+// correspondence Swiss event of three players who registered in l (its
+// page with the featured table, the standings after round 1, its game,
+// the TV) and its "it starts" and "your table is ready" mails.
+func tourTournaments(t *testing.T, s *apptest.Server, smtp *apptest.SMTPServer, l i18n.Lang, c *apptest.Client, name string, upcoming int64,
+	check func(string, *apptest.Response)) {
+	t.Helper()
+	ctx := context.Background()
+	for _, path := range []string{"/tournaments/new", fmt.Sprintf("/tournaments/%d", upcoming), fmt.Sprintf("/tournaments/%d/edit", upcoming), "/admin/schedules"} {
+		check(path, c.Get(path))
+	}
+	past := s.Clock.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04")
+	res := c.PostForm("/tournaments", url.Values{"kind": {"swiss"}, "name": {"x"}, "rounds": {"12"}, "table_size": {"3"}, "game_rounds": {"1"},
+		"variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"60"}, "max_players": {"100"}, "starts_local": {past}, "time_zone": {"UTC"}})
+	if res.Status != http.StatusUnprocessableEntity || !res.Has("error-name") || !res.Has("error-rounds") || !res.Has("error-starts_at") {
+		t.Errorf("bad tournament form: %d, errors name %q, rounds %q, start %q", res.Status, res.TestID("error-name"), res.TestID("error-rounds"), res.TestID("error-starts_at"))
+	}
+	check("bad tournament form", res)
+	weekly := s.Clock.Now().Add(48 * time.Hour).UTC().Format("2006-01-02T15:04")
+	res = c.PostForm("/admin/schedules", url.Values{"kind": {"arena"}, "name": {"Semanal " + string(l)}, "table_size": {"4"}, "minutes": {"30"},
+		"game_rounds": {"1"}, "variant": {"standard"}, "pace": {"live"}, "turn_seconds": {"30"}, "max_players": {"500"}, "rated": {"true"},
+		"every_hours": {"168"}, "time_zone": {"UTC"}, "starts_local": {weekly}})
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("schedule: %d %s", res.Status, res.TestID("form-error"))
+	}
+	check("scheduled", c.Follow(res))
+
+	// Three players who registered in the language, their addresses
+	// confirmed: the moderator and two more.
+	var ps []*apptest.API
+	for _, n := range []string{name, name + "B", name + "C"} {
+		if n != name {
+			pc := s.Client()
+			pc.PostForm("/lang", url.Values{"lang": {string(l)}, "next": {"/"}})
+			pc.Register(n)
+		}
+		u, err := s.Store.UserByName(ctx, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Store.VerifyEmail(ctx, u.ID, strings.ToLower(n)+"@example.com", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		token, err := s.App.Accounts.CreateAPIToken(ctx, u.ID, "tests")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := apptest.NewAPI(s, token)
+		p.Name, p.ID = n, u.ID
+		ps = append(ps, p)
+	}
+	event := "Torneo " + name
+	id := createEvent(t, s, ps[0], map[string]any{"kind": "swiss", "name": event, "table_size": 3, "rounds": 3,
+		"pace": "correspondence", "turn_seconds": 12 * 3600})
+	for _, p := range ps {
+		if st, res := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil); st != http.StatusOK {
+			t.Fatalf("%s joins: %d %v", p.Name, st, res)
+		}
+	}
+	// Joining again through the page: the refusal comes after the redirect.
+	res = c.PostForm(fmt.Sprintf("/tournaments/%d/join", id), nil)
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("joining twice: %d", res.Status)
+	}
+	res = c.Follow(res)
+	if again := i18n.In(l, "You are in this tournament already."); !strings.Contains(res.Body, again) {
+		t.Errorf("joining twice: the page does not say %q", again)
+	}
+	check("joining twice", res)
+
+	// The start comes: the due work is run (the server's own worker may
+	// get there first), and round 1 seats the three at one table.
+	s.Clock.Advance(2 * time.Minute)
+	runEvents(t, s)
+	var game int64
+	for range 100 {
+		if tables, ok := eventOf(t, ps[0], id)["tables"].([]any); ok && len(tables) == 1 {
+			game = int64(tables[0].(map[string]any)["game_id"].(float64))
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if game == 0 {
+		t.Fatal("the Swiss event did not seat its first round")
+	}
+	page := c.Get(fmt.Sprintf("/tournaments/%d", id))
+	if !page.Has("featured-live") {
+		t.Error("the running event shows no featured table")
+	}
+	check("running Swiss event", page)
+	req, _ := http.NewRequest(http.MethodGet, c.URL()+fmt.Sprintf("/tournaments/%d/standings?round=1", id), nil)
+	req.Header.Set("HX-Request", "true")
+	res = c.Do(req)
+	if res.Status != http.StatusOK || !res.Has("standings") || strings.Contains(res.Body, "<html") {
+		t.Errorf("the standings after round 1: %d, a table %v", res.Status, res.Has("standings"))
+	}
+	check("standings after round 1", res)
+	for _, path := range []string{fmt.Sprintf("/games/%d", game), "/u/" + name, "/my/games", "/tournaments", "/tv"} {
+		res := c.Get(path)
+		if path == "/tv" && !res.Has("tv-game") {
+			t.Error("the TV shows no game")
+		}
+		check(path, res)
+	}
+
+	// The mails, in the language: the event has started, and the first
+	// table is ready.
+	subjects := []string{
+		i18n.In(l, "The No Thanks! tournament {{.Tournament}} has started", "Tournament", event),
+		i18n.In(l, "Your table in {{.Tournament}} is ready: game #{{.ID}}", "Tournament", event, "ID", game),
+	}
+	read := map[string]bool{}
+	for range 100 {
+		if _, err := s.App.Notify.RunOutbox(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range smtp.To(strings.ToLower(name) + "@example.com") {
+			subject, text, html := readMail(t, m.Raw)
+			if !slices.Contains(subjects, subject) || read[subject] {
+				continue
+			}
+			read[subject] = true
+			if left := englishIn(l, []string{subject}, subject+" "+text); len(left) > 0 {
+				t.Errorf("mail %q: subject and text in English: %q", subject, left)
+			}
+			if left := leftInEnglish(t, l, html); len(left) > 0 {
+				t.Errorf("mail %q: HTML in English: %q", subject, left)
+			}
+		}
+		if len(read) == len(subjects) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // the mail worker may be sending them
+	}
+	for _, subject := range subjects {
+		if !read[subject] {
+			t.Errorf("no mail %q", subject)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"nothanks/internal/engine"
+	"nothanks/internal/i18n"
 )
 
 // routes registers every route of the site.
@@ -92,11 +93,11 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/tournaments", s.createTournament, requireUser, s.membersOnly)
 	e.GET("/tournaments/:id/edit", s.editTournamentForm, requireUser, s.membersOnly)
 	e.POST("/tournaments/:id/edit", s.editTournament, requireUser, s.membersOnly)
-	e.POST("/tournaments/:id/cancel", s.tournamentAction(s.cancelTournament, "The tournament is cancelled."), requireUser, s.membersOnly)
-	e.POST("/tournaments/:id/join", s.tournamentAction(s.joinTournament, "You are in. Stay on this page: your table comes by itself."), requireUser, s.membersOnly)
+	e.POST("/tournaments/:id/cancel", s.tournamentAction(s.cancelTournament, i18n.M("The tournament is cancelled.")), requireUser, s.membersOnly)
+	e.POST("/tournaments/:id/join", s.tournamentAction(s.joinTournament, i18n.M("You are in. Stay on this page: your table comes by itself.")), requireUser, s.membersOnly)
 	e.POST("/tournaments/:id/pause", s.tournamentAction(s.pauseTournament, "You have paused: you are not seated until you come back."), requireUser)
-	e.POST("/tournaments/:id/resume", s.tournamentAction(s.resumeTournament, "Welcome back: you are seated with the next free players."), requireUser)
-	e.POST("/tournaments/:id/withdraw", s.tournamentAction(s.withdrawTournament, "You withdrew from the tournament."), requireUser)
+	e.POST("/tournaments/:id/resume", s.tournamentAction(s.resumeTournament, i18n.M("Welcome back: you are seated with the next free players.")), requireUser)
+	e.POST("/tournaments/:id/withdraw", s.tournamentAction(s.withdrawTournament, i18n.M("You withdrew from the tournament.")), requireUser)
 	e.POST("/tournaments/:id/hide", s.hideTournament, requireUser)
 	e.GET("/admin/schedules", s.schedulesPage, requireUser)
 	e.POST("/admin/schedules", s.createSchedule, requireUser)

@@ -54,7 +54,7 @@ func tournamentSummary(ctx context.Context, t db.Tournament) string {
 	if t.Minutes != nil {
 		length = durationLabel(ctx, *t.Minutes*60)
 	} else if t.Rounds != nil {
-		length = i18n.N(ctx, "{{.Count}} round", "{{.Count}} rounds", *t.Rounds)
+		length = i18n.N(ctx, "{{.Count}} tournament round", "{{.Count}} tournament rounds", *t.Rounds)
 	}
 	return i18n.T(ctx, "tables of {{.Size}} · {{.Length}} · {{.Pace}}", "Size", t.TableSize, "Length", length, "Pace", paceLabel(ctx, t.Pace, t.TurnSeconds)) +
 		" · " + gameWords(ctx, o)
@@ -130,7 +130,7 @@ func (s *Server) tournamentForm(c echo.Context, in tournaments.Input, err error)
 		v.Minutes = append(v.Minutes, views.Choice{Value: strconv.Itoa(m), Label: durationLabel(ctx, m*60)})
 	}
 	for n := tournaments.MinSwissRounds; n <= tournaments.MaxSwissRounds; n++ {
-		v.Rounds = append(v.Rounds, views.Choice{Value: strconv.Itoa(n), Label: i18n.N(ctx, "{{.Count}} round", "{{.Count}} rounds", n)})
+		v.Rounds = append(v.Rounds, views.Choice{Value: strconv.Itoa(n), Label: i18n.N(ctx, "{{.Count}} tournament round", "{{.Count}} tournament rounds", n)})
 	}
 	for n := engine.MinRounds; n <= engine.MaxRounds; n++ {
 		v.GameRnds = append(v.GameRnds, views.Choice{Value: strconv.Itoa(n), Label: i18n.N(ctx, "{{.Count}} round", "{{.Count}} rounds", n)})
@@ -333,7 +333,7 @@ func (s *Server) tournamentView(c echo.Context, tv *tournaments.View, code strin
 			m.StatusText = tr(c, "You withdrew from this tournament.")
 		}
 		if t.Status == db.TournamentFinished {
-			m.StatusText = tr(c, "You placed {{.Place}} with {{.Points}} points.", "Place", views.Ordinal(ctx, me.Rank), "Points", me.Points.String())
+			m.StatusText = tr(c, "You placed {{.Place}} with {{.Points}}.", "Place", views.Ordinal(ctx, me.Rank), "Points", pointsText(ctx, me.Points))
 		}
 		if t.Status == db.TournamentUpcoming {
 			m.StatusText = tr(c, "You are in: the tournament starts at the time shown.")
@@ -376,7 +376,7 @@ func tournamentRules(ctx context.Context, t db.Tournament) []string {
 	}
 	out = append(out, i18n.N(ctx, "At most {{.Count}} player.", "At most {{.Count}} players.", t.MaxPlayers))
 	if t.CreatorName != nil && t.ScheduleID == nil {
-		out = append(out, i18n.T(ctx, "Created by {{.Name}}.", "Name", *t.CreatorName))
+		out = append(out, i18n.T(ctx, "Organised by {{.Name}}.", "Name", *t.CreatorName))
 	}
 	return out
 }
@@ -396,7 +396,7 @@ func pairingWords(ctx context.Context, t db.Tournament) []string {
 	return []string{
 		i18n.T(ctx, "Each round seats players with equal scores together and avoids repeated meetings."),
 		i18n.T(ctx, "A game gives {{.Top}} points for first place down to 0 for last; tied players share the places they cover.", "Top", top),
-		i18n.T(ctx, "Players left over get a bye worth {{.Points}} points, the mean of a table; nobody gets a second bye while others have none.", "Points", pairing.ByePoints(t.TableSize).String()),
+		i18n.T(ctx, "Players left over get a bye worth {{.Points}}, the mean of a table; nobody gets a second bye while others have none.", "Points", pointsText(ctx, pairing.ByePoints(t.TableSize))),
 		i18n.T(ctx, "A round starts when every table of the last one has finished. A player who abandons a game is withdrawn."),
 		i18n.T(ctx, "Most points wins; then the sum of the opponents' scores (Buchholz), more first places, higher rating."),
 	}
@@ -418,7 +418,7 @@ func (s *Server) tournamentStatus(ctx context.Context, tv *tournaments.View) (st
 		return i18n.T(ctx, "Time is up: the last games are being played."), ""
 	case db.TournamentFinished:
 		if len(tv.Standings) > 0 {
-			return i18n.T(ctx, "Finished: {{.Name}} won with {{.Points}} points.", "Name", views.PlayerName(ctx, tv.Standings[0].Name), "Points", tv.Standings[0].Points.String()), ""
+			return i18n.T(ctx, "Finished: {{.Name}} won with {{.Points}}.", "Name", views.PlayerName(ctx, tv.Standings[0].Name), "Points", pointsText(ctx, tv.Standings[0].Points)), ""
 		}
 		return i18n.T(ctx, "Finished."), ""
 	}
@@ -453,7 +453,7 @@ func (s *Server) tournamentBoard(ctx context.Context, tv *tournaments.View, roun
 	tables := tv.Tables
 	if t.Kind == db.KindSwiss {
 		tables = tv.Round(t.Round)
-		b.TablesTitle = i18n.T(ctx, "Round {{.Round}}", "Round", t.Round)
+		b.TablesTitle = i18n.T(ctx, "Tables of round {{.Round}}", "Round", t.Round)
 	} else {
 		var playing []tournaments.Table
 		for _, tb := range tables {
@@ -480,6 +480,16 @@ func (s *Server) tournamentBoard(ctx context.Context, tv *tournaments.View, roun
 	return b
 }
 
+// pointsText says tournament points with their word: "1 point", "2½
+// points".
+func pointsText(ctx context.Context, p pairing.Points) string {
+	n := 2
+	if p == 2 {
+		n = 1
+	}
+	return i18n.N(ctx, "{{.Points}} point", "{{.Points}} points", n, "Points", p.String())
+}
+
 func tableURL(tb tournaments.Table) string {
 	if tb.Public {
 		return fmt.Sprintf("/games/%d", tb.GameID)
@@ -503,13 +513,13 @@ func standingLine(ctx context.Context, st tournaments.Standing, code string) vie
 	for _, r := range st.Results {
 		x := views.TournamentResult{Points: r.Counted.String(), Doubled: r.Doubled(), Won: r.Won, Bye: r.GameID == 0}
 		if x.Bye {
-			x.Title = i18n.T(ctx, "Round {{.Round}}: a bye, {{.Points}} points", "Round", r.Round, "Points", r.Counted.String())
+			x.Title = i18n.T(ctx, "Round {{.Round}}: a bye, {{.Points}}", "Round", r.Round, "Points", pointsText(ctx, r.Counted))
 		} else {
 			x.URL = fmt.Sprintf("/games/%d", r.GameID)
 			x.Place = views.Ordinal(ctx, r.Place)
-			x.Title = i18n.T(ctx, "Game #{{.ID}}: {{.Place}}, {{.Points}} points", "ID", r.GameID, "Place", x.Place, "Points", r.Counted.String())
+			x.Title = i18n.T(ctx, "Game #{{.ID}}: {{.Place}}, {{.Points}}", "ID", r.GameID, "Place", x.Place, "Points", pointsText(ctx, r.Counted))
 			if x.Doubled {
-				x.Title += " " + i18n.T(ctx, "(doubled: a streak)")
+				x.Title += " " + i18n.T(ctx, "(counted double: on a streak)")
 			}
 		}
 		l.Results = append(l.Results, x)

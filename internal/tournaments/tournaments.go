@@ -169,7 +169,7 @@ func (in *Input) Validate(now time.Time, moderator bool) apperr.FieldErrors {
 		most = ModeratorMaxPlayers
 	}
 	if in.MaxPlayers < in.TableSize || in.MaxPlayers > most || in.MaxPlayers < 3 {
-		f.Add("max_players", i18n.M("Allow from one table's worth of players to 1000 (5000 for moderators)."))
+		f.Add("max_players", i18n.M("Players at most: from a table's worth to 1000 (5000 for moderators)."))
 	}
 	if in.StartsAt.IsZero() {
 		f.Add("starts_at", i18n.M("Choose when the tournament starts."))

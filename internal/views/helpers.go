@@ -315,7 +315,7 @@ func jsMessages(ctx context.Context) string {
 		"tTable":      tr(ctx, "Your table is ready: game #{{.ID}}.", "ID", "{n}"),
 		"tBye":        tr(ctx, "You have a bye this round: its points are yours."),
 		"tCancelled":  tr(ctx, "A tournament you joined was cancelled: too few players."),
-		"tGo":         tr(ctx, "Go there"),
+		"tGo":         tr(ctx, "Open it"),
 		"waitingOne":  trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", 1, "Count", "{n}"),
 		"waitingMany": trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", 2, "Count", "{n}"),
 		"inviteOne":   trn(ctx, "{{.Count}} invitation", "{{.Count}} invitations", 1, "Count", "{n}"),

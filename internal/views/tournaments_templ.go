@@ -143,15 +143,15 @@ func TournamentsPage(p Page, v TournamentsView) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = tournamentList(tr(ctx, "Running"), "running", v.Running, tr(ctx, "No tournament is running now.")).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = tournamentList(tr(ctx, "Running tournaments"), "running", v.Running, tr(ctx, "No tournament is running now.")).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = tournamentList(tr(ctx, "Upcoming"), "upcoming", v.Upcoming, tr(ctx, "No tournament is planned yet.")).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = tournamentList(tr(ctx, "Upcoming tournaments"), "upcoming", v.Upcoming, tr(ctx, "No tournament is planned yet.")).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = tournamentList(tr(ctx, "Finished"), "finished", v.Finished, tr(ctx, "No tournament has finished yet.")).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = tournamentList(tr(ctx, "Finished tournaments"), "finished", v.Finished, tr(ctx, "No tournament has finished yet.")).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -774,7 +774,7 @@ func TournamentForm(csrf string, v TournamentFormView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = selectField(v.Form, "game_rounds", tr(ctx, "Rounds of each game"), v.GameRnds, tr(ctx, "Scores add up over a game's rounds; one keeps a tournament moving.")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = selectField(v.Form, "game_rounds", tr(ctx, "Rounds of each game"), v.GameRnds, tr(ctx, "Scores add up over a game's rounds; a single round keeps a tournament moving.")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1030,12 +1030,12 @@ func TournamentForm(csrf string, v TournamentFormView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field(v.Form, "max_players", tr(ctx, "Most players"), "number", "off", tr(ctx, "Who comes later finds it full.")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field(v.Form, "max_players", tr(ctx, "Players at most"), "number", "off", tr(ctx, "Who comes later finds it full.")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if v.Schedule {
-			templ_7745c5c3_Err = selectField(v.Form, "every_hours", tr(ctx, "Comes again every"), v.Every, tr(ctx, "The next one is created one period ahead of its start.")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = selectField(v.Form, "every_hours", tr(ctx, "How often"), v.Every, tr(ctx, "The next one is created one period ahead of its start.")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -2383,9 +2383,9 @@ func TournamentStandings(b TournamentBoard) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var127 string
-				templ_7745c5c3_Var127, templ_7745c5c3_Err = templ.JoinStringErrs(tr(ctx, "Games"))
+				templ_7745c5c3_Var127, templ_7745c5c3_Err = templ.JoinStringErrs(tr(ctx, "Played"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/views/tournaments.templ`, Line: 375, Col: 53}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/views/tournaments.templ`, Line: 375, Col: 54}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var127))
 				if templ_7745c5c3_Err != nil {
@@ -2401,9 +2401,9 @@ func TournamentStandings(b TournamentBoard) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var128 string
-			templ_7745c5c3_Var128, templ_7745c5c3_Err = templ.JoinStringErrs(tr(ctx, "Games played"))
+			templ_7745c5c3_Var128, templ_7745c5c3_Err = templ.JoinStringErrs(tr(ctx, "Results"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/views/tournaments.templ`, Line: 377, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/views/tournaments.templ`, Line: 377, Col: 42}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var128))
 			if templ_7745c5c3_Err != nil {
