@@ -74,8 +74,10 @@ CREATE TABLE tournament_players (
     -- out for good (the results stand).
     status        text        NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'paused', 'withdrawn')),
     rating        double precision NOT NULL,
-    -- The table the player sits at now (NULL: free).
-    game_id       bigint      REFERENCES games (id) ON DELETE SET NULL,
+    -- The table the player sits at now (NULL: free). Not a foreign key:
+    -- a wave sets it for every player it seats, and games are never
+    -- deleted while their event runs.
+    game_id       bigint,
     -- Since when a free player waits for a table (arena).
     free_since    timestamptz,
     -- Points in half points (pairing.Points), games, first places, byes,
@@ -90,8 +92,9 @@ CREATE TABLE tournament_players (
     PRIMARY KEY (tournament_id, user_id)
 );
 CREATE INDEX tournament_players_user ON tournament_players (user_id);
--- A player sits at one table of an event at a time.
-CREATE INDEX tournament_players_free ON tournament_players (tournament_id, free_since) WHERE game_id IS NULL AND status = 'active';
+-- (No index on game_id or free_since: seating a wave changes both for
+-- every player seated, and without an index on them Postgres updates the
+-- rows in place.)
 
 -- An event's games (round: the Swiss round, or the arena's wave).
 CREATE TABLE tournament_games (

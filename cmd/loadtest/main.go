@@ -256,26 +256,57 @@ func register(ctx context.Context, base, name string) (string, error) {
 	return string(m[1]), nil
 }
 
+// busyRetries is how many times api sends a request again that the server
+// turned away as too busy (503), after the Retry-After it gives: 0, a 503
+// is an error (the games modes); the arena mode retries, as an app would.
+var busyRetries = 0
+
+// busyAnswers counts the 503s api received.
+var busyAnswers atomic.Int64
+
 // api sends a JSON API request as p and decodes the answer.
 func api(ctx context.Context, base string, p player, method, path string, body any, out any) (int, error) {
-	var r io.Reader
+	var b []byte
 	if body != nil {
-		b, _ := json.Marshal(body)
-		r = bytes.NewReader(b)
+		b, _ = json.Marshal(body)
 	}
-	req, _ := http.NewRequestWithContext(ctx, method, base+path, r)
-	req.Header.Set("Authorization", "Bearer "+p.token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := httpClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return res.StatusCode, err
+	var res *http.Response
+	var raw []byte
+	for try := 0; ; try++ {
+		var r io.Reader
+		if body != nil {
+			r = bytes.NewReader(b)
+		}
+		req, _ := http.NewRequestWithContext(ctx, method, base+path, r)
+		req.Header.Set("Authorization", "Bearer "+p.token)
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		var err error
+		if res, err = httpClient.Do(req); err != nil {
+			return 0, err
+		}
+		raw, err = io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			return res.StatusCode, err
+		}
+		if res.StatusCode != http.StatusServiceUnavailable {
+			break
+		}
+		busyAnswers.Add(1)
+		if try >= busyRetries {
+			break
+		}
+		wait := time.Second
+		if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && s > 0 {
+			wait = time.Duration(s) * time.Second
+		}
+		select {
+		case <-ctx.Done():
+			return res.StatusCode, ctx.Err()
+		case <-time.After(wait):
+		}
 	}
 	if out != nil && res.StatusCode < 300 {
 		if err := json.Unmarshal(raw, out); err != nil {

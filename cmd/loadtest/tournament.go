@@ -40,14 +40,10 @@ func makeHost(ctx context.Context, base, name string, out io.Writer) error {
 // eventInfo is the part of a tournament answer the load test reads.
 type eventInfo struct {
 	Tournament struct {
-		ID      int64  `json:"id"`
-		Status  string `json:"status"`
-		Round   int    `json:"round"`
-		Version int    `json:"version"`
+		ID      int64 `json:"id"`
+		Round   int   `json:"round"`
+		Version int   `json:"version"`
 	} `json:"tournament"`
-	Tables []struct {
-		GameID int64 `json:"game_id"`
-	} `json:"tables"`
 }
 
 // meInfo is GET /api/v1/tournaments/{id}/me.
@@ -71,13 +67,13 @@ func runTournament(ctx context.Context, cfg config, out io.Writer) error {
 	host := player{name: "host", token: cfg.hostToken}
 	if cfg.arena == 0 {
 		// Streams alone, on an event someone else plays.
-		var before, after eventInfo
-		if host.token != "" {
-			_, _ = api(ctx, base, host, http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d", cfg.tournament), nil, &before)
-		}
 		w, err := openEventStreams(ctx, cfg, cfg.tournament)
 		if err != nil {
 			return err
+		}
+		var before, after eventInfo
+		if host.token != "" {
+			_, _ = api(ctx, base, host, http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d", cfg.tournament), nil, &before)
 		}
 		time.Sleep(cfg.duration)
 		w.stop()
@@ -88,6 +84,7 @@ func runTournament(ctx context.Context, cfg config, out io.Writer) error {
 		return nil
 	}
 
+	busyRetries = 5
 	if status, err := api(ctx, base, host, http.MethodGet, "/api/v1/tournaments", nil, nil); err != nil {
 		if status == http.StatusUnauthorized {
 			return fmt.Errorf("the server does not accept -host-token\n%s", hostHelp(base))
@@ -129,10 +126,10 @@ func runTournament(ctx context.Context, cfg config, out io.Writer) error {
 	var w *eventStreams
 	var before eventInfo
 	if cfg.tWatchers > 0 {
-		if _, err := api(ctx, base, host, http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d", id), nil, &before); err != nil {
+		if w, err = openEventStreams(ctx, cfg, id); err != nil {
 			return err
 		}
-		if w, err = openEventStreams(ctx, cfg, id); err != nil {
+		if _, err := api(ctx, base, host, http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d", id), nil, &before); err != nil {
 			return err
 		}
 	}
@@ -148,7 +145,10 @@ func runTournament(ctx context.Context, cfg config, out io.Writer) error {
 	if w != nil {
 		w.report(out, before.Tournament.Version, res.version)
 	}
-	return errors.Join(res.errs...)
+	if n := len(res.errs); n > 0 {
+		return fmt.Errorf("%d players or tables stopped on an error; the first: %w", n, res.errs[0])
+	}
+	return nil
 }
 
 // joinAll enters every player in the event, a few at a time.
@@ -176,18 +176,23 @@ type arena struct {
 	startsAt time.Time
 	duration time.Duration
 	players  []player
-	byName   map[string]player
 
 	startOnce sync.Once
 	started   chan struct{} // closed when the first table is seen
 	begin     time.Time     // when the first table was seen
 	stopped   chan struct{} // closed duration after begin
-	stopAt    time.Time     // set before stopped is closed
+	// stopAt, and the event's round and version then, are set before
+	// stopped is closed.
+	stopAt                 time.Time
+	stopRound, stopVersion int
 
 	mu     sync.Mutex
 	tables map[int64]*arenaTable
 
 	moves, games atomic.Int64
+	busyBefore   int64         // busyAnswers at the start of the measurement
+	busy         int64         // 503s during the measurement
+	withdrawing  chan struct{} // how many withdraw at once once it is over
 }
 
 // arenaTable is a game of the arena: played once every player seated at
@@ -215,12 +220,8 @@ type seatLog struct {
 }
 
 func newArena(base string, id int64, startsAt time.Time, d time.Duration, ps []player) *arena {
-	a := &arena{base: base, id: id, startsAt: startsAt, duration: d, players: ps, byName: map[string]player{},
-		started: make(chan struct{}), stopped: make(chan struct{}), tables: map[int64]*arenaTable{}}
-	for _, p := range ps {
-		a.byName[p.name] = p
-	}
-	return a
+	return &arena{base: base, id: id, startsAt: startsAt, duration: d, players: ps,
+		started: make(chan struct{}), stopped: make(chan struct{}), tables: map[int64]*arenaTable{}, withdrawing: make(chan struct{}, 4)}
 }
 
 func (a *arena) isStarted() bool {
@@ -248,6 +249,7 @@ type arenaResult struct {
 	elapsed                       time.Duration
 	waits, firsts, polls, moveLat []time.Duration
 	cut                           int
+	busy                          int64
 	views                         []time.Duration
 	version                       int
 	errs                          []error
@@ -267,6 +269,12 @@ func (a *arena) play(ctx context.Context, host player) (*arenaResult, error) {
 		case <-hard.Done():
 		}
 		a.stopAt = time.Now()
+		a.busy = busyAnswers.Load() - a.busyBefore
+		// The event as the measurement ends, before the players withdraw.
+		var ev eventInfo
+		if _, err := api(hard, a.base, host, http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d", a.id), nil, &ev); err == nil {
+			a.stopRound, a.stopVersion = ev.Tournament.Round, ev.Tournament.Version
+		}
 		close(a.stopped)
 	}()
 	// The event's full view, read every 5 s by the host: its cost as the
@@ -302,12 +310,13 @@ func (a *arena) play(ctx context.Context, host player) (*arenaResult, error) {
 		}()
 	}
 	wg.Wait()
+	<-a.stopped
 	<-viewsDone
 	if a.begin.IsZero() {
 		return nil, fmt.Errorf("arena %d: no table was seen by %s (a minute after its start time): is the server's tournament worker running?",
 			a.id, a.startsAt.Add(time.Minute).Format("15:04:05"))
 	}
-	r := &arenaResult{players: len(a.players), moves: a.moves.Load(), games: int(a.games.Load()), elapsed: a.duration, views: views}
+	r := &arenaResult{players: len(a.players), moves: a.moves.Load(), games: int(a.games.Load()), elapsed: a.duration, views: views, busy: a.busy}
 	end := a.begin.Add(a.duration)
 	for _, t := range a.tables {
 		if t.seen.Before(end) {
@@ -329,10 +338,7 @@ func (a *arena) play(ctx context.Context, host player) (*arenaResult, error) {
 			r.errs = append(r.errs, l.err)
 		}
 	}
-	var ev eventInfo
-	if _, err := api(ctx, a.base, host, http.MethodGet, fmt.Sprintf("/api/v1/tournaments/%d", a.id), nil, &ev); err == nil {
-		r.waves, r.version = ev.Tournament.Round, ev.Tournament.Version
-	}
+	r.waves, r.version = a.stopRound, a.stopVersion
 	return r, nil
 }
 
@@ -350,7 +356,11 @@ func (a *arena) runPlayer(ctx context.Context, p player, seed uint64) seatLog {
 				l.cut++ // waiting when the measurement ended
 			}
 			freeAt = time.Time{}
-			if _, err := api(ctx, a.base, p, http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/withdraw", a.id), map[string]any{}, nil); err != nil {
+			// A withdrawal answers the whole event: a few at a time.
+			a.withdrawing <- struct{}{}
+			_, err := api(ctx, a.base, p, http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/withdraw", a.id), map[string]any{}, nil)
+			<-a.withdrawing
+			if err != nil {
 				l.err = fmt.Errorf("%s: withdraw: %w", p.name, err)
 				return l
 			}
@@ -384,14 +394,15 @@ func (a *arena) runPlayer(ctx context.Context, p player, seed uint64) seatLog {
 		last = *me.GameID
 		a.startOnce.Do(func() {
 			a.begin = now
+			a.busyBefore = busyAnswers.Load()
 			close(a.started)
 		})
 		switch {
 		case !freeAt.IsZero() && !a.isStopped():
 			l.waits = append(l.waits, now.Sub(freeAt))
-		case !freeAt.IsZero():
+		case !freeAt.IsZero() && freeAt.Before(a.stopAt):
 			l.cut++
-		case l.first < 0:
+		case freeAt.IsZero() && l.first < 0:
 			l.first = now.Sub(a.startsAt)
 		}
 		freeAt = time.Time{}
@@ -472,16 +483,27 @@ func (t *arenaTable) playOut(ctx context.Context, a *arena, l *seatLog) {
 func (r *arenaResult) report(out io.Writer, cfg config) {
 	fmt.Fprintf(out, "arena: %d players at tables of %d, measured for %s from the first table seen\n", r.players, cfg.tableSize, r.elapsed)
 	fmt.Fprintf(out, "  first tables: seen p50 %s, max %s after the start time (%d players; not counted as waits)\n",
-		pct(r.firsts, 50), pct(r.firsts, 100), len(r.firsts))
+		short(pct(r.firsts, 50)), short(pct(r.firsts, 100)), len(r.firsts))
 	fmt.Fprintf(out, "  tables seated %d (waves so far: %d), games finished %d, moves made %d (%.0f/s; latency p50 %s, p99 %s)\n",
 		r.tables, r.waves, r.games, r.moves, float64(r.moves)/r.elapsed.Seconds(), pct(r.moveLat, 50), pct(r.moveLat, 99))
 	fmt.Fprintf(out, "  seat wait, a game's end to the next table on /me (polled every 250-500 ms): %d waits, p50 %s, p99 %s, max %s (%d cut by the end)\n",
-		len(r.waits), pct(r.waits, 50), pct(r.waits, 99), pct(r.waits, 100), r.cut)
+		len(r.waits), short(pct(r.waits, 50)), short(pct(r.waits, 99)), short(pct(r.waits, 100)), r.cut)
 	fmt.Fprintf(out, "  /me: %d polls, latency p50 %s, p99 %s; the event's full view (every 5 s): first %s, last %s, max %s\n",
 		len(r.polls), pct(r.polls, 50), pct(r.polls, 99), first(r.views), last(r.views), pct(r.views, 100))
+	if r.busy > 0 {
+		fmt.Fprintf(out, "  the server turned away %d requests as too busy (503), each sent again after its Retry-After\n", r.busy)
+	}
 	if len(r.errs) > 0 {
 		fmt.Fprintf(out, "  errors: %d (first: %v)\n", len(r.errs), r.errs[0])
 	}
+}
+
+// short rounds a duration of seconds to the millisecond.
+func short(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d
 }
 
 func first(ds []time.Duration) time.Duration {
@@ -601,12 +623,15 @@ func (w *eventStreams) stop() {
 }
 
 // report prints the delivery of each version behind the first stream that
-// got it; from and to are the event's versions before and after (0:
-// unknown).
+// got it; from and to are the event's versions before and after the
+// measurement (0: unknown), and later versions are left out.
 func (w *eventStreams) report(out io.Writer, from, to int) {
 	var delays []time.Duration
 	versions, everywhere, missing := 0, 0, 0
-	w.arrivals.Range(func(_, l any) bool {
+	w.arrivals.Range(func(v, l any) bool {
+		if to > 0 && v.(int) > to {
+			return true // after the measurement
+		}
 		got := l.(*arrivalList).times()
 		versions++
 		if len(got) == w.cfg.tWatchers {

@@ -194,7 +194,7 @@ func (a *App) Run(ctx context.Context) {
 				a.Feed.Changed(id)
 			}
 		},
-		db.TournamentDueChannel: func(string) { a.TournamentDue.Now() },
+		db.TournamentDueChannel: a.TournamentDue.AtPayload,
 		db.NoticeChannel:        a.Turns.Notice,
 		db.ChatChannel: func(payload string) {
 			if id, err := strconv.ParseInt(payload, 10, 64); err == nil {

@@ -51,6 +51,17 @@ func enqueue(ctx context.Context, q queryer, m Mail) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, m.UserID, m.Kind, m.GameID, m.GameVersion, m.TournamentID, m.ResetID, m.SendAfter, m.CreatedAt)
 }
 
+// EnqueueTournamentMails writes one mail of a kind about an event to each
+// of some people, in one statement, inside the transaction.
+func (t *Tx) EnqueueTournamentMails(ctx context.Context, kind string, tournamentID int64, userIDs []int64, sendAfter, at time.Time) error {
+	if len(userIDs) == 0 {
+		return nil
+	}
+	return exec(ctx, t.tx, "enqueue tournament mails", `
+		INSERT INTO mail_outbox (user_id, kind, tournament_id, send_after, created_at)
+		SELECT u, $2, $3, $4, $5 FROM unnest($1::bigint[]) AS u`, pq.Array(userIDs), kind, tournamentID, sendAfter, at)
+}
+
 // EnqueueMail writes a mail to the outbox inside the transaction.
 func (t *Tx) EnqueueMail(ctx context.Context, m Mail) error { return enqueue(ctx, t.tx, m) }
 

@@ -32,8 +32,9 @@ const (
 // tournament pages' streams on every instance listen to it.
 const TournamentChannel = "tournament_changed"
 
-// TournamentDueChannel wakes the tournament workers of every instance,
-// payload the tournament's id: players came free, or a round ended.
+// TournamentDueChannel wakes the tournament workers of every instance at
+// a time, payload Unix milliseconds: players came free (a wave is due a
+// moment later), a player joined, or a round ended (due now).
 const TournamentDueChannel = "tournament_due"
 
 // NoticeChannel carries a notice for one person's pages (their turn
@@ -258,15 +259,13 @@ func (t *Tx) SetTournamentStatus(ctx context.Context, id int64, status string, r
 }
 
 // SetTournamentDue sets when the worker looks at an event next (never
-// later than it was due already) and wakes the workers when that is now.
-func (t *Tx) SetTournamentDue(ctx context.Context, id int64, at time.Time, now time.Time) error {
+// later than it was due already) and tells every instance's worker when.
+func (t *Tx) SetTournamentDue(ctx context.Context, id int64, at time.Time) error {
 	if err := exec(ctx, t.tx, "set tournament due", `
 		UPDATE tournaments SET due_at = LEAST(COALESCE(due_at, $2), $2) WHERE id = $1 AND status IN ('upcoming', 'running')`, id, at); err != nil {
 		return err
 	}
-	if !at.After(now) {
-		t.notes = append(t.notes, note{TournamentDueChannel, strconv.FormatInt(id, 10)})
-	}
+	t.notes = append(t.notes, note{TournamentDueChannel, strconv.FormatInt(at.UnixMilli(), 10)})
 	return nil
 }
 
@@ -394,6 +393,19 @@ func tournamentPlayers(ctx context.Context, q queryer, id int64) ([]TournamentPl
 		WHERE p.tournament_id = $1 ORDER BY p.joined_at, p.user_id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("db: players of tournament %d: %w", id, err)
+	}
+	return out, nil
+}
+
+// FreePlayers lists an event's active players who sit at no table (their
+// points, rating and since when they wait), without their names: what a
+// wave needs.
+func (t *Tx) FreePlayers(ctx context.Context, id int64) ([]TournamentPlayer, error) {
+	var out []TournamentPlayer
+	err := sel(ctx, t.tx, &out, `SELECT tournament_id, user_id, status, rating, free_since, points
+		FROM tournament_players WHERE tournament_id = $1 AND status = 'active' AND game_id IS NULL`, id)
+	if err != nil {
+		return nil, fmt.Errorf("db: free players of tournament %d: %w", id, err)
 	}
 	return out, nil
 }

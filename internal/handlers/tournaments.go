@@ -978,18 +978,35 @@ func (s *Server) apiShowTournament(c echo.Context, id int64, status int) error {
 	return c.JSON(status, out)
 }
 
-// apiTournamentDo runs a player's action and answers the event.
+// apiTournamentDo runs a player's action and answers the event's rules
+// and the player's part (not the standings: an answer that costs the same
+// at an event's end as at its start).
 func (s *Server) apiTournamentDo(do func(c echo.Context, u db.User, id int64) error) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := tournamentID(c)
 		if err != nil {
 			return err
 		}
-		if err := do(c, *apiUser(c), id); err != nil {
+		u := apiUser(c)
+		if err := do(c, *u, id); err != nil {
 			return err
 		}
-		return s.apiShowTournament(c, id, http.StatusOK)
+		ctx := c.Request().Context()
+		t, err := s.tournaments.Get(ctx, &u.ID, id, "")
+		if err != nil {
+			return err
+		}
+		out := map[string]any{"tournament": s.apiTournamentOf(t)}
+		if p, err := s.tournaments.Me(ctx, u.ID, id); err == nil {
+			out["you"] = apiMeOf(p)
+		}
+		return c.JSON(http.StatusOK, out)
 	}
+}
+
+// apiMeOf is a player's part in an event.
+func apiMeOf(p db.TournamentPlayer) map[string]any {
+	return map[string]any{"status": p.Status, "points": float64(p.Points) / 2, "games": p.Games, "wins": p.Wins, "byes": p.Byes, "on_fire": p.OnFire, "game_id": p.GameID}
 }
 
 // apiTournamentMe answers the token owner's part in an event alone: their
@@ -1004,8 +1021,7 @@ func (s *Server) apiTournamentMe(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"status": p.Status, "points": float64(p.Points) / 2, "games": p.Games, "wins": p.Wins, "byes": p.Byes, "on_fire": p.OnFire, "game_id": p.GameID}
-	return c.JSON(http.StatusOK, out)
+	return c.JSON(http.StatusOK, apiMeOf(p))
 }
 
 func (s *Server) apiCancelTournament(c echo.Context) error {

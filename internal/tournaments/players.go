@@ -69,7 +69,7 @@ func (s *Service) Join(ctx context.Context, u db.User, id int64, code string) er
 			return err
 		}
 		if t.Status == db.TournamentRunning {
-			if err := tx.SetTournamentDue(ctx, id, now.Add(s.WaveWait), now); err != nil {
+			if err := tx.SetTournamentDue(ctx, id, now.Add(s.WaveWait)); err != nil {
 				return err
 			}
 		}
@@ -85,7 +85,7 @@ func (s *Service) comeBack(ctx context.Context, tx *db.Tx, t db.Tournament, user
 		return err
 	}
 	if t.Status == db.TournamentRunning {
-		if err := tx.SetTournamentDue(ctx, t.ID, now.Add(s.WaveWait), now); err != nil {
+		if err := tx.SetTournamentDue(ctx, t.ID, now.Add(s.WaveWait)); err != nil {
 			return err
 		}
 	}

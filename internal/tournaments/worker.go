@@ -99,11 +99,13 @@ func (s *Service) start(ctx context.Context, tx *db.Tx, t db.Tournament, now tim
 		}
 		return tx.SetTournamentStatus(ctx, t.ID, db.TournamentCancelled, 0, nil, now)
 	}
-	for _, p := range active {
+	ids := make([]int64, len(active))
+	for i, p := range active {
 		tx.Notice(p.UserID, NoticeStart, t.ID, 0)
-		if err := tx.EnqueueMail(ctx, db.Mail{UserID: p.UserID, Kind: db.MailTournamentStart, TournamentID: &t.ID, SendAfter: now.Add(startMailDelay(t)), CreatedAt: now}); err != nil {
-			return err
-		}
+		ids[i] = p.UserID
+	}
+	if err := tx.EnqueueTournamentMails(ctx, db.MailTournamentStart, t.ID, ids, now.Add(startMailDelay(t)), now); err != nil {
+		return err
 	}
 	t.Status = db.TournamentRunning
 	if t.Kind == db.KindSwiss {
@@ -113,7 +115,7 @@ func (s *Service) start(ctx context.Context, tx *db.Tx, t db.Tournament, now tim
 		return err
 	}
 	// Everyone is there at the start: the first wave waits for nobody.
-	return s.arenaSeat(ctx, tx, t, now, true)
+	return s.arenaSeat(ctx, tx, t, ps, now, true)
 }
 
 // startMailDelay is how long the "it starts" mail waits: a live event's
@@ -138,12 +140,13 @@ func activePlayers(ps []db.TournamentPlayer) []db.TournamentPlayer {
 // arenaStep seats a wave of an arena's free players, or ends the arena
 // once its time is over and its last games are done.
 func (s *Service) arenaStep(ctx context.Context, tx *db.Tx, t db.Tournament, now time.Time) error {
-	return s.arenaSeat(ctx, tx, t, now, false)
+	return s.arenaSeat(ctx, tx, t, nil, now, false)
 }
 
-// arenaSeat is arenaStep; at once seats a wave without waiting for more
-// players to come free.
-func (s *Service) arenaSeat(ctx context.Context, tx *db.Tx, t db.Tournament, now time.Time, atOnce bool) error {
+// arenaSeat is arenaStep with the players when they are read already (nil:
+// read them); atOnce seats a wave without waiting for more players to come
+// free.
+func (s *Service) arenaSeat(ctx context.Context, tx *db.Tx, t db.Tournament, ps []db.TournamentPlayer, now time.Time, atOnce bool) error {
 	ends := t.EndsAt()
 	if !now.Before(ends) {
 		left, err := tx.RunningTournamentGames(ctx, t.ID)
@@ -156,9 +159,11 @@ func (s *Service) arenaSeat(ctx context.Context, tx *db.Tx, t db.Tournament, now
 		}
 		return s.finish(ctx, tx, t, t.Round, now)
 	}
-	ps, err := tx.TournamentPlayers(ctx, t.ID)
-	if err != nil {
-		return err
+	if ps == nil {
+		var err error
+		if ps, err = tx.FreePlayers(ctx, t.ID); err != nil {
+			return err
+		}
 	}
 	var free []pairing.Free
 	var oldest time.Time
@@ -404,10 +409,10 @@ func (s *Service) gameFinished(ctx context.Context, tx *db.Tx, st *games.State, 
 	}
 	switch {
 	case arenaOpen:
-		return tx.SetTournamentDue(ctx, id, now.Add(s.WaveWait), now)
+		return tx.SetTournamentDue(ctx, id, now.Add(s.WaveWait))
 	case t.Status == db.TournamentRunning:
 		// A Swiss round, or an arena whose time is over, may be done.
-		return tx.SetTournamentDue(ctx, id, now, now)
+		return tx.SetTournamentDue(ctx, id, now)
 	}
 	return nil
 }
