@@ -15,11 +15,11 @@
 //	loadtest ... -pgbench postgres://postgres@127.0.0.1:5432/pgbench
 //	    also runs `pgbench -N` at the same concurrency (-games) on that
 //	    database, right after the moves, and prints the ratio.
-//	loadtest -url http://localhost:8080 -arena 30 -duration 90s -host-token nt_... [-table-size 4]
+//	loadtest -url http://localhost:8080 -arena 30 -duration 90s -host-token nt_... [-table-size 4] [-pace 1s-3s]
 //	    an arena of N players, made by the host (a moderator) to start 65 s
 //	    later and measured for D from its first table: each player asks its
 //	    /me every 250-500 ms while free and plays its table as fast as
-//	    answered. Tables seated, games finished, moves made, and the seat
+//	    answered (with -pace, a pause of MIN-MAX before each decision). Tables seated, games finished, moves made, and the seat
 //	    wait (a game's end to the next table on /me) p50/p99/max; the
 //	    first tables at the start are no wait. Afterwards the players
 //	    withdraw.

@@ -134,6 +134,7 @@ func runTournament(ctx context.Context, cfg config, out io.Writer) error {
 		}
 	}
 	a := newArena(base, id, startsAt, cfg.duration, ps)
+	a.paceMin, a.paceMax = cfg.paceMin, cfg.paceMax
 	res, err := a.play(ctx, host)
 	if w != nil {
 		w.stop()
@@ -193,6 +194,8 @@ type arena struct {
 	busyBefore   int64         // busyAnswers at the start of the measurement
 	busy         int64         // 503s during the measurement
 	withdrawing  chan struct{} // how many withdraw at once once it is over
+	// paceMin and paceMax bound the pause before each decision (zero: none).
+	paceMin, paceMax time.Duration
 }
 
 // arenaTable is a game of the arena: played once every player seated at
@@ -459,11 +462,21 @@ func (a *arena) sit(ctx context.Context, p player, id int64, seen time.Time) (t 
 	return t, len(t.seats) == t.size, nil
 }
 
-// playOut plays the table to its end as fast as the server answers.
+// playOut plays the table to its end: as fast as the server answers, or
+// with -pace a pause of MIN to MAX before each decision, as people take.
 func (t *arenaTable) playOut(ctx context.Context, a *arena, l *seatLog) {
 	defer close(t.done)
 	g := &game{base: a.base, id: t.id, seats: t.seats, last: t.last}
+	rng := rand.New(rand.NewPCG(uint64(t.id), 7))
 	for g.last.Status != "finished" {
+		if a.paceMax > 0 {
+			select {
+			case <-ctx.Done():
+				t.err = ctx.Err()
+				return
+			case <-time.After(a.paceMin + time.Duration(rng.Int64N(int64(a.paceMax-a.paceMin)+1))):
+			}
+		}
 		took, err := g.move(ctx)
 		if err != nil {
 			t.err = err
@@ -481,7 +494,7 @@ func (t *arenaTable) playOut(ctx context.Context, a *arena, l *seatLog) {
 }
 
 func (r *arenaResult) report(out io.Writer, cfg config) {
-	fmt.Fprintf(out, "arena: %d players at tables of %d, measured for %s from the first table seen\n", r.players, cfg.tableSize, r.elapsed)
+	fmt.Fprintf(out, "arena: %d players at tables of %d, measured for %s from the first table seen%s\n", r.players, cfg.tableSize, r.elapsed, paceText(cfg))
 	fmt.Fprintf(out, "  first tables: seen p50 %s, max %s after the start time (%d players; not counted as waits)\n",
 		short(pct(r.firsts, 50)), short(pct(r.firsts, 100)), len(r.firsts))
 	fmt.Fprintf(out, "  tables seated %d (waves so far: %d), games finished %d, moves made %d (%.0f/s; latency p50 %s, p99 %s)\n",
