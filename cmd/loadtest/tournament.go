@@ -423,7 +423,8 @@ func (a *arena) runPlayer(ctx context.Context, p player, seed uint64) seatLog {
 		case <-t.done:
 		case <-ctx.Done():
 			return l
-		case <-time.After(2 * time.Minute):
+		case <-time.After(2*time.Minute + 200*a.paceMax):
+			// (With -pace a game takes a couple of hundred decisions' pauses.)
 			l.err = fmt.Errorf("%s at game %d: the table's other players never saw it", p.name, last)
 			return l
 		}
