@@ -220,8 +220,8 @@ window.ntMsgs = (function () {
   // On a game's page the game's stream carries the turn events too.
   if (body && "turnsInStream" in body.dataset) {
     document.addEventListener("htmx:sseOpen", function (ev) {
-      // A featured table's stream (?turns=0) carries no turns.
-      if (ev.detail.source.url && ev.detail.source.url.indexOf("turns=0") >= 0) return;
+      // A featured table's stream (?view=spectator) carries no turns.
+      if (ev.detail.source.url && ev.detail.source.url.indexOf("view=spectator") >= 0) return;
       ev.detail.source.addEventListener("turn", onTurn);
       ev.detail.source.addEventListener("notice", onNotice);
     });

@@ -44,7 +44,15 @@ func (s *Server) gameEvents(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	sub, first, err := s.hub.Subscribe(ctx, id, watch.Viewer{UserID: viewerID(c), Code: c.QueryParam("code"), Lang: string(i18n.From(ctx)), Moderator: isModerator(c)})
+	// A featured table (a tournament's page, /tv) is watched as a
+	// spectator, whoever watches (?view=spectator): even one of its own
+	// players sees it as everyone else does there, with no buttons.
+	spectate := c.QueryParam("view") == "spectator"
+	viewer := watch.Viewer{UserID: viewerID(c), Code: c.QueryParam("code"), Lang: string(i18n.From(ctx)), Moderator: isModerator(c)}
+	if spectate {
+		viewer.UserID, viewer.Moderator = nil, false
+	}
+	sub, first, err := s.hub.Subscribe(ctx, id, viewer)
 	if errors.Is(err, watch.ErrClosed) {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "The server is restarting: the page checks for moves by itself meanwhile.")
 	}
@@ -57,9 +65,8 @@ func (s *Server) gameEvents(c echo.Context) error {
 	// A logged-in player's turn events ride on the same stream, so the
 	// page needs no second connection for them.
 	var ts *turnSub
-	// (Not on a page that has its own turn stream: ?turns=0, a featured
-	// table on a tournament's page or /tv.)
-	if u := currentUser(c); u != nil && s.turns != nil && c.QueryParam("turns") != "0" {
+	// (Not for a featured table: its page has its own turn stream.)
+	if u := currentUser(c); u != nil && s.turns != nil && !spectate {
 		tsub, tfirst, err := s.turns.Subscribe(ctx, u.ID)
 		if err != nil {
 			s.hub.Unsubscribe(sub)

@@ -549,7 +549,7 @@ func featuredOf(gameID int64, public bool, code string, names []string) *views.F
 	if !public {
 		url += "?code=" + code
 	}
-	return &views.FeaturedTable{GameID: gameID, URL: url, Stream: fmt.Sprintf("/games/%d/events?turns=0%s", gameID, q), Names: names}
+	return &views.FeaturedTable{GameID: gameID, URL: url, Stream: fmt.Sprintf("/games/%d/events?view=spectator%s", gameID, q), Names: names}
 }
 
 // renderTournamentFeed draws what an event's streams send, once per

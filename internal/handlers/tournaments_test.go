@@ -1068,3 +1068,36 @@ func TestModeratorHidesADescription(t *testing.T) {
 		t.Errorf("the creator shows the hidden description again: %d", res.Status)
 	}
 }
+
+// The featured table is watched as a spectator by everyone on the event's
+// page, its own players too: no seat's tokens, no buttons.
+func TestFeaturedTableIsASpectatorsView(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ps := verified(t, s, "Quin", "Rita", "Saul")
+	id := createEvent(t, s, ps[0], map[string]any{"kind": "arena", "name": "Featured arena", "table_size": 3, "minutes": 30})
+	for _, p := range ps {
+		p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil)
+	}
+	s.Clock.Advance(2 * time.Minute)
+	runEvents(t, s)
+	ev := eventOf(t, ps[0], id)
+	g := int64(ev["featured_game_id"].(float64))
+	player := loggedIn(t, s, ps[0])
+	page := player.Get(fmt.Sprintf("/tournaments/%d", id))
+	stream := page.Doc().Find(`[data-testid="featured-live"]`).AttrOr("sse-connect", "")
+	if stream != fmt.Sprintf("/games/%d/events?view=spectator", g) {
+		t.Fatalf("the featured table's stream is %q", stream)
+	}
+	if page.Doc().Find(`#featured [data-testid="my-tokens"], #featured [data-key]`).Length() > 0 {
+		t.Error("the featured table drawn in the page shows a seat's tokens or buttons")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	board := player.Stream(ctx, stream).Next(t, "board")
+	if strings.Contains(board, "You hold") || strings.Contains(board, `data-key="T"`) {
+		t.Errorf("a player's featured stream shows their own seat: %.300s", board)
+	}
+	if own := player.Stream(ctx, fmt.Sprintf("/games/%d/events", g)).Next(t, "board"); !strings.Contains(own, "You hold") {
+		t.Error("the player's own stream of the table does not show their tokens (the check above cannot fail)")
+	}
+}
