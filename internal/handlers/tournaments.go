@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,9 +28,16 @@ import (
 	"nothanks/internal/watch"
 )
 
-// StandingsShown is how many lines of the standings a page draws (the
-// API gives them all).
-const StandingsShown = 100
+// The standings a page draws (the API gives them all): the live board
+// (its stream sends it to every viewer at each change, so it stays small)
+// shows LiveShown lines with their last LiveResults games, and LiveTables
+// games in play; the full standings, StandingsPage lines a page.
+const (
+	LiveShown     = 30
+	LiveResults   = 6
+	LiveTables    = 12
+	StandingsPage = 100
+)
 
 func tournamentID(c echo.Context) (int64, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
@@ -429,6 +437,11 @@ func (s *Server) tournamentStatus(ctx context.Context, tv *tournaments.View) (st
 // the same for every viewer in a language: the standings (after round r
 // of a Swiss event, 0: the latest) and the tables.
 func (s *Server) tournamentBoard(ctx context.Context, tv *tournaments.View, round int) views.TournamentBoard {
+	return s.standingsBoard(ctx, tv, round, 0)
+}
+
+// standingsBoard is the board (page 0) or a page of the full standings.
+func (s *Server) standingsBoard(ctx context.Context, tv *tournaments.View, round, page int) views.TournamentBoard {
 	t := tv.T
 	b := views.TournamentBoard{ID: t.ID, Kind: t.Kind, Status: t.Status, Version: t.Version, Pairing: pairingWords(ctx, t)}
 	b.StatusText, b.Deadline = s.tournamentStatus(ctx, tv)
@@ -444,11 +457,17 @@ func (s *Server) tournamentBoard(ctx context.Context, tv *tournaments.View, roun
 	} else if len(tv.ByRound) > 0 {
 		b.ShownRound = len(tv.ByRound)
 	}
-	for i, st := range standings {
-		if i >= StandingsShown {
-			break
-		}
-		b.Standings = append(b.Standings, standingLine(ctx, st, b.Code))
+	from, to, results := 0, LiveShown, LiveResults
+	if page > 0 {
+		from, to, results = (page-1)*StandingsPage, page*StandingsPage, 0
+		b.Page, b.Pages = page, (len(standings)+StandingsPage-1)/StandingsPage
+	}
+	for i := from; i < to && i < len(standings); i++ {
+		b.Standings = append(b.Standings, standingLine(ctx, standings[i], b.Code, results))
+	}
+	b.Players = len(standings)
+	if page == 0 && len(standings) > to {
+		b.More = len(standings) - to
 	}
 	tables := tv.Tables
 	if t.Kind == db.KindSwiss {
@@ -463,6 +482,26 @@ func (s *Server) tournamentBoard(ctx context.Context, tv *tournaments.View, roun
 		}
 		tables = playing
 		b.TablesTitle = i18n.T(ctx, "Games in play")
+	}
+	if t.Kind == db.KindArena && len(tables) > LiveTables {
+		// The games of the best placed first (the standings' order).
+		rank := map[int64]int{}
+		for i, st := range tv.Standings {
+			rank[st.UserID] = i
+		}
+		best := func(tb tournaments.Table) int {
+			r := len(rank)
+			for _, u := range tb.Users {
+				if x, ok := rank[u]; ok && x < r {
+					r = x
+				}
+			}
+			return r
+		}
+		tables = slices.Clone(tables)
+		slices.SortStableFunc(tables, func(a, c tournaments.Table) int { return best(a) - best(c) })
+		b.MoreTables = len(tables) - LiveTables
+		tables = tables[:LiveTables]
 	}
 	for _, tb := range tables {
 		x := views.TournamentTable{URL: tableURL(tb), GameID: tb.GameID, Names: tb.Names, Playing: tb.Status == db.StatusPlaying}
@@ -497,8 +536,9 @@ func tableURL(tb tournaments.Table) string {
 	return fmt.Sprintf("/games/%d?code=%s", tb.GameID, tb.Code)
 }
 
-// standingLine is a line of the standings.
-func standingLine(ctx context.Context, st tournaments.Standing, code string) views.TournamentStanding {
+// standingLine is a line of the standings, with its last results games (0:
+// all).
+func standingLine(ctx context.Context, st tournaments.Standing, code string, results int) views.TournamentStanding {
 	l := views.TournamentStanding{Rank: st.Rank, Name: st.Name, ProfileURL: "/u/" + st.Name, Points: st.Points.String(), Games: st.Games,
 		Wins: st.Wins, Byes: st.Byes, OnFire: st.OnFire, Buchholz: st.Buchholz.String(), Status: st.Status}
 	switch st.Status {
@@ -510,7 +550,12 @@ func standingLine(ctx context.Context, st tournaments.Standing, code string) vie
 	if st.GameID != 0 {
 		l.GameURL = fmt.Sprintf("/games/%d%s", st.GameID, views.CodeQuery(code))
 	}
-	for _, r := range st.Results {
+	rs := st.Results
+	if results > 0 && len(rs) > results {
+		l.Earlier = len(rs) - results
+		rs = rs[len(rs)-results:]
+	}
+	for _, r := range rs {
 		x := views.TournamentResult{Points: r.Counted.String(), Doubled: r.Doubled(), Won: r.Won, Bye: r.GameID == 0}
 		if x.Bye {
 			x.Title = i18n.T(ctx, "Round {{.Round}}: a bye, {{.Points}}", "Round", r.Round, "Points", pointsText(ctx, r.Counted))
@@ -678,6 +723,20 @@ func (s *Server) tournamentStandings(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	round, _ := strconv.Atoi(c.QueryParam("round"))
+	if page, err := strconv.Atoi(c.QueryParam("page")); err == nil && page > 0 {
+		// Every player's line and games: the whole event is read.
+		full, err := s.tournaments.Load(ctx, tv.T.ID)
+		if err != nil {
+			return err
+		}
+		b := s.standingsBoard(ctx, full, round, page)
+		if page > max(b.Pages, 1) {
+			return apperr.E(apperr.NotFound, "There is no such page of the standings.")
+		}
+		b.Code = code
+		p := s.page(c, tr(c, "Standings of {{.Name}}", "Name", tv.T.Name))
+		return render(c, http.StatusOK, views.StandingsPage(p, tv.T.Name, b))
+	}
 	b := s.tournamentBoard(ctx, tv, round)
 	if !isFragment(c) {
 		v := s.tournamentView(c, tv, code)

@@ -231,6 +231,16 @@ func TestArenaFromStartToEnd(t *testing.T) {
 	if prof := s.Client().Get("/u/" + winner); !strings.Contains(prof.TestID("profile-tournaments"), "Friday arena") {
 		t.Errorf("the winner's profile does not list the arena: %q", prof.TestID("profile-tournaments"))
 	}
+	full := s.Client().Get(fmt.Sprintf("/tournaments/%d/standings?page=1", id))
+	if rows := full.Doc().Find(`[data-testid="standing-row"]`).Length(); full.Status != http.StatusOK || rows != 6 {
+		t.Errorf("the full standings: %d with %d lines, want 6", full.Status, rows)
+	}
+	if res := full.Doc().Find(`[data-testid="standing-row"] .result`).Length(); res != 18 {
+		t.Errorf("the full standings show %d games, want 18 (three each)", res)
+	}
+	if res := s.Client().Get(fmt.Sprintf("/tournaments/%d/standings?page=2", id)); res.Status != http.StatusNotFound {
+		t.Errorf("a page past the standings: %d", res.Status)
+	}
 }
 
 // A Swiss event of ten players at tables of three over three rounds,

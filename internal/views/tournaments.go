@@ -128,8 +128,15 @@ type TournamentBoard struct {
 	Rounds     []int
 	ShownRound int
 	Tables     []TournamentTable
-	// TablesTitle names the tables shown (the round, or the games in play).
+	// TablesTitle names the tables shown (the round, or the games in play);
+	// MoreTables counts the games in play not listed.
 	TablesTitle string
+	MoreTables  int
+	// Players counts the lines of the standings, More those not shown (the
+	// full standings are a link away); Page and Pages number a page of the
+	// full standings (0 on the live board).
+	Players, More int
+	Page, Pages   int
 	// Pairing says how players are seated and scored, in words.
 	Pairing []string
 }
@@ -150,6 +157,8 @@ type TournamentStanding struct {
 	StatusText string
 	Me         bool
 	Results    []TournamentResult
+	// Earlier counts the player's games before those shown.
+	Earlier int
 	// GameURL is the table the player sits at now ("" for none).
 	GameURL string
 }

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"sync"
@@ -56,6 +57,9 @@ type feedRoom struct {
 	data    any
 	frames  map[string][]Frame
 	drawing sync.Mutex
+	// sent is the last frame of each kind the streams of a language were
+	// given: a new version that draws the same bytes is not sent again.
+	sent map[string]map[string][]byte
 
 	loading, again bool
 }
@@ -229,16 +233,47 @@ func (f *Feed) reload(r *feedRoom) {
 		subs = append(subs, s)
 	}
 	r.mu.Unlock()
+	byLang := map[string][]*FeedSub{}
 	for _, s := range subs {
-		fs, err := f.framesFor(ctx, r, s.lang)
+		byLang[s.lang] = append(byLang[s.lang], s)
+	}
+	for lang, ss := range byLang {
+		fs, err := f.framesFor(ctx, r, lang)
 		if err != nil {
 			f.log.Warn("watch: render feed", "id", r.id, "err", err)
 			return
 		}
-		for _, x := range fs {
-			s.deliver(x)
+		changed := r.changedFrames(lang, fs)
+		for _, s := range ss {
+			for _, x := range changed {
+				s.deliver(x)
+			}
 		}
 	}
+}
+
+// changedFrames keeps, of a language's new frames, those whose bytes
+// differ from the last of their kind the language's streams were sent, and
+// remembers them as sent.
+func (r *feedRoom) changedFrames(lang string, fs []Frame) []Frame {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sent == nil {
+		r.sent = map[string]map[string][]byte{}
+	}
+	last := r.sent[lang]
+	if last == nil {
+		last = map[string][]byte{}
+		r.sent[lang] = last
+	}
+	var out []Frame
+	for _, x := range fs {
+		if !bytes.Equal(last[x.Kind], x.Data) {
+			out = append(out, x)
+			last[x.Kind] = x.Data
+		}
+	}
+	return out
 }
 
 // FeedStats counts a feed's reads and drawings since it started.
