@@ -182,7 +182,10 @@ func run(args []string, out io.Writer) error {
 }
 
 // httpClient keeps connections to the server alive across requests.
-var httpClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1024, MaxIdleConns: 4096}}
+// httpClient drops a connection idle for a minute, before the server does
+// (its IdleTimeout is two): a move sent on a connection the server has just
+// closed fails with EOF, and a move is not sent twice.
+var httpClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1024, MaxIdleConns: 4096, IdleConnTimeout: time.Minute}}
 
 // player is an account with an API token.
 type player struct {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,6 +146,7 @@ func runTournament(ctx context.Context, cfg config, out io.Writer) error {
 	res.report(out, cfg)
 	if w != nil {
 		w.report(out, before.Tournament.Version, res.version)
+		w.reportFromEnds(out, a.endTimes())
 	}
 	if n := len(res.errs); n > 0 {
 		return fmt.Errorf("%d players or tables stopped on an error; the first: %w", n, res.errs[0])
@@ -639,6 +641,60 @@ func (w *eventStreams) stop() {
 // report prints the delivery of each version behind the first stream that
 // got it; from and to are the event's versions before and after the
 // measurement (0: unknown), and later versions are left out.
+// endTimes are when the measured games ended (their last move answered:
+// committed, so a change of the standings).
+func (a *arena) endTimes() []time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []time.Time
+	for _, t := range a.tables {
+		if !t.endedAt.IsZero() && t.endedAt.Before(a.stopAt) {
+			out = append(out, t.endedAt)
+		}
+	}
+	return out
+}
+
+// reportFromEnds measures the standings' delivery from the change itself:
+// for each game that ended, the first version any stream received after
+// its end holds its result; every stream's arrival of that version, less
+// the game's end, is a delay.
+func (w *eventStreams) reportFromEnds(out io.Writer, ends []time.Time) {
+	type version struct {
+		first time.Time
+		got   []time.Time
+	}
+	var vs []version
+	w.arrivals.Range(func(_, l any) bool {
+		got := l.(*arrivalList).times()
+		if len(got) == 0 {
+			return true
+		}
+		first := got[0]
+		for _, t := range got {
+			if t.Before(first) {
+				first = t
+			}
+		}
+		vs = append(vs, version{first, got})
+		return true
+	})
+	slices.SortFunc(vs, func(a, b version) int { return a.first.Compare(b.first) })
+	var delays []time.Duration
+	for _, e := range ends {
+		for _, v := range vs {
+			if !v.first.Before(e) {
+				for _, t := range v.got {
+					delays = append(delays, t.Sub(e))
+				}
+				break
+			}
+		}
+	}
+	fmt.Fprintf(out, "  a game's end (its last move answered) to each stream's new standings: %d games, p50 %s, p99 %s, max %s\n",
+		len(ends), pct(delays, 50), pct(delays, 99), pct(delays, 100))
+}
+
 func (w *eventStreams) report(out io.Writer, from, to int) {
 	var delays []time.Duration
 	versions, everywhere, missing := 0, 0, 0
