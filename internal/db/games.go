@@ -125,7 +125,7 @@ func (t *Tx) CreateStartedGames(ctx context.Context, gs []StartedGame) ([]int64,
 		turnSeats                        []sql.NullInt64
 		publics, rankeds                 = make([]bool, n), make([]bool, n)
 		seeds                            = make([]int64, n)
-		dues                             []pq.NullTime
+		dues                             []sql.NullTime
 		created                          = make([]time.Time, n)
 	)
 	for i, x := range gs {
@@ -137,9 +137,9 @@ func (t *Tx) CreateStartedGames(ctx context.Context, gs []StartedGame) ([]int64,
 		turnSeats = append(turnSeats, nullInt(g.TurnSeat))
 		turnUsers = append(turnUsers, nullInt64(g.TurnUserID))
 		tournaments = append(tournaments, nullInt64(g.TournamentID))
-		d := pq.NullTime{}
+		d := sql.NullTime{}
 		if g.DueAt != nil {
-			d = pq.NullTime{Time: *g.DueAt, Valid: true}
+			d = sql.NullTime{Time: *g.DueAt, Valid: true}
 		}
 		dues = append(dues, d)
 	}

@@ -511,7 +511,7 @@ func (t *Tx) AddPlayerScores(ctx context.Context, id int64, ps []PlayerScore) er
 	n := len(ps)
 	users, points, gamesN, wins, byes := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	fire, statuses, leave := make([]sql.NullBool, n), make([]string, n), make([]bool, n)
-	free := make([]pq.NullTime, n)
+	free := make([]sql.NullTime, n)
 	for i, p := range ps {
 		users[i], points[i], gamesN[i], wins[i], byes[i] = p.UserID, int64(p.Points), int64(p.Games), int64(p.Wins), int64(p.Byes)
 		if p.OnFire != nil {
@@ -519,7 +519,7 @@ func (t *Tx) AddPlayerScores(ctx context.Context, id int64, ps []PlayerScore) er
 		}
 		statuses[i], leave[i] = p.Status, p.LeaveTable
 		if p.FreeSince != nil {
-			free[i] = pq.NullTime{Time: *p.FreeSince, Valid: true}
+			free[i] = sql.NullTime{Time: *p.FreeSince, Valid: true}
 		}
 	}
 	return exec(ctx, t.tx, "add player scores", `
