@@ -41,7 +41,7 @@ const (
 
 // Store is what the service needs of the database.
 type Store interface {
-	AddChat(ctx context.Context, m db.ChatMessage) (int64, error)
+	AddChat(ctx context.Context, m db.ChatMessage, pushTo []int64, pushAfter time.Time) (int64, error)
 	Chat(ctx context.Context, gameID int64, limit int) ([]db.ChatMessage, db.ChatMark, error)
 	ChatMessageByID(ctx context.Context, id int64) (db.ChatMessage, error)
 	MuteChat(ctx context.Context, userID, gameID int64, now time.Time) error
@@ -124,6 +124,10 @@ func (s *Service) mayChat(u db.User) error {
 	return nil
 }
 
+// PushWait is how long a message waits before it is pushed to a player's
+// devices: one who is at the table by then is not notified.
+const PushWait = 30 * time.Second
+
 // Post writes a message at a game as u; code is the invite code a
 // spectator of a private game came with. It returns the message's id.
 func (s *Service) Post(ctx context.Context, u db.User, gameID int64, code, text string) (int64, error) {
@@ -172,7 +176,14 @@ func (s *Service) Post(ctx context.Context, u db.User, gameID int64, code, text 
 		wait := max(a.WindowFrom.Add(RateWindow).Sub(now).Round(time.Second), time.Second)
 		return 0, apperr.E(apperr.TooMany, "You are writing too fast: at most %d messages in %d seconds. Wait %d s.", RateLimit, int(RateWindow/time.Second), int(wait/time.Second))
 	}
-	return s.store.AddChat(ctx, db.ChatMessage{GameID: gameID, UserID: u.ID, Channel: ChannelOf(st, &u.ID), Body: body, CreatedAt: now})
+	// A message in the players' chat of a game in play is pushed to the
+	// other players' devices, unless they are at the table by then.
+	channel := ChannelOf(st, &u.ID)
+	var pushTo []int64
+	if channel == db.ChatPlayers && st.Game.Status == db.StatusPlaying {
+		pushTo = others
+	}
+	return s.store.AddChat(ctx, db.ChatMessage{GameID: gameID, UserID: u.ID, Channel: channel, Body: body, CreatedAt: now}, pushTo, now.Add(PushWait))
 }
 
 // Log is a game's chat as its table and replay show it.

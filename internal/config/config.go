@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
@@ -35,9 +36,18 @@ type Config struct {
 	// MetricsToken opens /metrics to "Authorization: Bearer <token>";
 	// empty: no /metrics.
 	MetricsToken string
+	// Web Push: the VAPID key pair (base64url, both or neither; neither:
+	// a pair generated once and kept in the database), the subject the
+	// push services may contact (mailto: or https:), and whether devices
+	// may name endpoints on loopback or private addresses (development and
+	// tests only: a push endpoint is a URL the server posts to).
+	PushPublicKey  string
+	PushPrivateKey string
+	PushSubject    string
+	PushAllowLocal bool
 }
 
-// MinDBMaxConns leaves requests a few connections beside the nine kept
+// MinDBMaxConns leaves requests a few connections beside the ten kept
 // for background work (see app.WorkerConns).
 const MinDBMaxConns = 12
 
@@ -108,7 +118,37 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
 		return Config{}, fmt.Errorf("config: METRICS_TOKEN must have at least 16 characters (or be unset to turn /metrics off)")
 	}
+	c.PushPublicKey, c.PushPrivateKey = get("PUSH_VAPID_PUBLIC_KEY", ""), get("PUSH_VAPID_PRIVATE_KEY", "")
+	if (c.PushPublicKey == "") != (c.PushPrivateKey == "") {
+		return Config{}, fmt.Errorf("config: PUSH_VAPID_PUBLIC_KEY and PUSH_VAPID_PRIVATE_KEY go together: set both or neither")
+	}
+	c.PushSubject = get("PUSH_SUBJECT", "")
+	if c.PushSubject == "" {
+		c.PushSubject = defaultPushSubject(c)
+	}
+	if !strings.HasPrefix(c.PushSubject, "mailto:") && !strings.HasPrefix(c.PushSubject, "https://") {
+		return Config{}, fmt.Errorf("config: PUSH_SUBJECT must be a mailto: or https: URL that push services can reach you at, not %q", c.PushSubject)
+	}
+	switch get("PUSH_ALLOW_LOCAL", "") {
+	case "", "0", "false":
+	case "1", "true":
+		c.PushAllowLocal = true
+	default:
+		return Config{}, fmt.Errorf("config: PUSH_ALLOW_LOCAL must be 1 or 0")
+	}
 	return c, nil
+}
+
+// defaultPushSubject is the site's https address, or else the address mail
+// comes from.
+func defaultPushSubject(c Config) string {
+	if c.BaseURL.Scheme == "https" {
+		return c.BaseURL.String()
+	}
+	if a, err := mail.ParseAddress(c.MailFrom); err == nil {
+		return "mailto:" + a.Address
+	}
+	return "mailto:no-reply@localhost"
 }
 
 // Secure reports whether the site is served over https (Secure cookies, HSTS).

@@ -33,13 +33,18 @@ const chatColumns = `m.id, m.game_id, m.user_id, CASE WHEN u.deleted_at IS NOT N
 const ChatChannel = "chat_changed"
 
 // AddChat stores a message and tells every instance once it commits.
-func (s *Store) AddChat(ctx context.Context, m ChatMessage) (int64, error) {
+// The players named in pushTo are pushed the news (to their devices, once
+// the push's wait is over) in the same transaction.
+func (s *Store) AddChat(ctx context.Context, m ChatMessage, pushTo []int64, pushAfter time.Time) (int64, error) {
 	var id int64
 	err := s.Tx(ctx, func(tx *Tx) error {
 		if err := get(ctx, tx.tx, &id, `
 			INSERT INTO chat_messages (game_id, user_id, channel, body, created_at) VALUES ($1, $2, $3, $4, $5)
 			RETURNING id`, m.GameID, m.UserID, m.Channel, m.Body, m.CreatedAt); err != nil {
 			return fmt.Errorf("db: add chat: %w", err)
+		}
+		if err := tx.EnqueuePush(ctx, Push{UserIDs: pushTo, Kind: PushChat, GameID: &m.GameID, SendAfter: pushAfter, CreatedAt: m.CreatedAt}); err != nil {
+			return err
 		}
 		tx.notes = append(tx.notes, note{ChatChannel, fmt.Sprint(m.GameID)})
 		return nil

@@ -41,14 +41,35 @@ type Mail struct {
 	Note         *string    `db:"note"`
 	CreatedAt    time.Time  `db:"created_at"`
 	SentAt       *time.Time `db:"sent_at"`
+	// Channel is "mail" or "push"; a push row names the device it goes to.
+	Channel        string `db:"channel"`
+	SubscriptionID *int64 `db:"subscription_id"`
 }
 
-const mailColumns = `id, user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, status, attempts, claimed_until, last_error, note, created_at, sent_at`
+// Outbox channels.
+const (
+	ChannelMail = "mail"
+	ChannelPush = "push"
+)
 
+const mailColumns = `id, user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, status, attempts, claimed_until, last_error, note, created_at, sent_at, channel, subscription_id`
+
+// enqueue writes a mail to the outbox and, for the kinds that are also
+// pushed, one push row for each device of the person, in one statement.
 func enqueue(ctx context.Context, q queryer, m Mail) error {
-	return exec(ctx, q, "enqueue mail", `
-		INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, m.UserID, m.Kind, m.GameID, m.GameVersion, m.TournamentID, m.ResetID, m.SendAfter, m.CreatedAt)
+	if !Pushed(m.Kind) {
+		return exec(ctx, q, "enqueue mail", `
+			INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, m.UserID, m.Kind, m.GameID, m.GameVersion, m.TournamentID, m.ResetID, m.SendAfter, m.CreatedAt)
+	}
+	return exec(ctx, q, "enqueue mail and pushes", `
+		WITH mail AS (
+			INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		)
+		INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, send_after, created_at, channel, subscription_id)
+		SELECT $1, $2, $3, $4, $5, $7, $8, 'push', p.id FROM push_subscriptions p WHERE p.user_id = $1`,
+		m.UserID, m.Kind, m.GameID, m.GameVersion, m.TournamentID, m.ResetID, m.SendAfter, m.CreatedAt)
 }
 
 // EnqueueTournamentMails writes one mail of a kind about an event to each
@@ -57,9 +78,14 @@ func (t *Tx) EnqueueTournamentMails(ctx context.Context, kind string, tournament
 	if len(userIDs) == 0 {
 		return nil
 	}
-	return exec(ctx, t.tx, "enqueue tournament mails", `
+	if err := exec(ctx, t.tx, "enqueue tournament mails", `
 		INSERT INTO mail_outbox (user_id, kind, tournament_id, send_after, created_at)
-		SELECT u, $2, $3, $4, $5 FROM unnest($1::bigint[]) AS u`, pq.Array(userIDs), kind, tournamentID, sendAfter, at)
+		SELECT u, $2, $3, $4, $5 FROM unnest($1::bigint[]) AS u`, pq.Array(userIDs), kind, tournamentID, sendAfter, at); err != nil {
+		return err
+	}
+	return exec(ctx, t.tx, "enqueue tournament pushes", `
+		INSERT INTO mail_outbox (user_id, kind, tournament_id, send_after, created_at, channel, subscription_id)
+		SELECT p.user_id, $2, $3, $4, $5, 'push', p.id FROM push_subscriptions p WHERE p.user_id = ANY($1)`, pq.Array(userIDs), kind, tournamentID, sendAfter, at)
 }
 
 // EnqueueMail writes a mail to the outbox inside the transaction.
@@ -75,14 +101,14 @@ func (s *Store) ClaimMails(ctx context.Context, now, leaseUntil time.Time, limit
 	err := sel(ctx, s.DB, &out, `
 		WITH due AS (
 			SELECT id FROM mail_outbox
-			WHERE (status = 'pending' AND send_after <= $1) OR (status = 'sending' AND claimed_until < $1)
+			WHERE channel = 'mail' AND ((status = 'pending' AND send_after <= $1) OR (status = 'sending' AND claimed_until < $1))
 			ORDER BY send_after LIMIT $3
 			FOR UPDATE SKIP LOCKED
 		)
 		UPDATE mail_outbox m SET status = 'sending', claimed_until = $2, attempts = m.attempts + 1
 		FROM due WHERE m.id = due.id
 		RETURNING m.id, m.user_id, m.kind, m.game_id, m.game_version, m.tournament_id, m.reset_id, m.send_after, m.status,
-			m.attempts, m.claimed_until, m.last_error, m.note, m.created_at, m.sent_at`, now, leaseUntil, limit)
+			m.attempts, m.claimed_until, m.last_error, m.note, m.created_at, m.sent_at, m.channel, m.subscription_id`, now, leaseUntil, limit)
 	if err != nil {
 		return nil, fmt.Errorf("db: claim mails: %w", err)
 	}
@@ -95,7 +121,7 @@ func (s *Store) ClaimPendingOfKind(ctx context.Context, userID int64, kind strin
 	var out []Mail
 	err := sel(ctx, s.DB, &out, `
 		UPDATE mail_outbox SET status = 'sending', claimed_until = $3, attempts = attempts + 1
-		WHERE user_id = $1 AND kind = $2 AND status = 'pending'
+		WHERE user_id = $1 AND kind = $2 AND status = 'pending' AND channel = 'mail'
 		RETURNING `+mailColumns, userID, kind, leaseUntil)
 	if err != nil {
 		return nil, fmt.Errorf("db: claim pending mails: %w", err)
@@ -148,17 +174,18 @@ func (s *Store) SentTurnMailSince(ctx context.Context, userID, gameID int64, sin
 	var ok bool
 	err := get(ctx, s.DB, &ok, `
 		SELECT EXISTS (SELECT 1 FROM mail_outbox WHERE user_id = $1 AND game_id = $2 AND kind = 'your_turn'
-			AND status = 'sent' AND sent_at > $3)`, userID, gameID, since)
+			AND channel = 'mail' AND status = 'sent' AND sent_at > $3)`, userID, gameID, since)
 	if err != nil {
 		return false, fmt.Errorf("db: sent turn mail: %w", err)
 	}
 	return ok, nil
 }
 
-// MailsTo lists the outbox rows of a user, newest first (tests, support).
+// MailsTo lists the mails of a user in the outbox, newest first (tests,
+// support).
 func (s *Store) MailsTo(ctx context.Context, userID int64) ([]Mail, error) {
 	var out []Mail
-	if err := sel(ctx, s.DB, &out, `SELECT `+mailColumns+` FROM mail_outbox WHERE user_id = $1 ORDER BY id DESC`, userID); err != nil {
+	if err := sel(ctx, s.DB, &out, `SELECT `+mailColumns+` FROM mail_outbox WHERE user_id = $1 AND channel = 'mail' ORDER BY id DESC`, userID); err != nil {
 		return nil, fmt.Errorf("db: mails to %d: %w", userID, err)
 	}
 	return out, nil

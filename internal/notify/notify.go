@@ -226,6 +226,17 @@ func digestTimes(m db.MailSettings, now time.Time) (last, next time.Time) {
 	return last, last.AddDate(0, 0, 1)
 }
 
+// PushGrace is how long a "your turn" mail waits after a push about the
+// same decision reached one of the player's devices: the mail goes only
+// if the player has not opened the game by then.
+const PushGrace = 30 * time.Minute
+
+// laterMail is a mail put off until at.
+type laterMail struct {
+	mail db.Mail
+	at   time.Time
+}
+
 // waitingGame is a game a "your turn" mail may name.
 type waitingGame struct {
 	table *games.Table
@@ -274,6 +285,7 @@ func (s *Service) yourTurn(ctx context.Context, r db.Recipient, group []db.Mail,
 	seen := map[int64]bool{}
 	last, next := digestTimes(r.MailSettings, now)
 	var notYet []db.Mail
+	var later []laterMail
 	for _, m := range group {
 		// Claimed with a due one but not due itself: a turn this fresh may
 		// be played at the table within the wait, so it is not mailed yet.
@@ -298,6 +310,29 @@ func (s *Service) yourTurn(ctx context.Context, r db.Recipient, group []db.Mail,
 		} else if open {
 			skipped = append(skipped, m)
 			continue
+		}
+		// A push goes first: the mail waits PushGrace after it was
+		// delivered, and is not sent if the player opened the game since.
+		if m.GameVersion != nil {
+			pushed, waiting, err := s.store.TurnPushes(ctx, r.ID, *m.GameID, *m.GameVersion)
+			if err != nil {
+				return nil, nil, err
+			}
+			switch {
+			case waiting:
+				later = append(later, laterMail{m, now.Add(time.Minute)})
+				continue
+			case pushed != nil && now.Before(pushed.Add(PushGrace)):
+				later = append(later, laterMail{m, pushed.Add(PushGrace)})
+				continue
+			case pushed != nil:
+				if opened, err := s.store.HasOpenStream(ctx, r.ID, *m.GameID, *pushed); err != nil {
+					return nil, nil, err
+				} else if opened {
+					skipped = append(skipped, m)
+					continue
+				}
+			}
 		}
 		if recent, err := s.store.SentTurnMailSince(ctx, r.ID, *m.GameID, now.Add(-TurnMailGap)); err != nil {
 			return nil, nil, err
@@ -324,6 +359,11 @@ func (s *Service) yourTurn(ctx context.Context, r db.Recipient, group []db.Mail,
 	}
 	if len(postponed) > 0 {
 		if err := s.store.PostponeMails(ctx, ids(postponed), next); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, l := range later {
+		if err := s.store.PostponeMails(ctx, []int64{l.mail.ID}, l.at); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -369,6 +409,14 @@ func (s *Service) MoveURL(userID, gameID int64, version int, kind engine.ActionK
 		"v": {strconv.Itoa(version)}, "k": {string(kind)}, "exp": {strconv.FormatInt(until.Unix(), 10)},
 	}))
 }
+
+// LocalTime writes a deadline in the recipient's zone and language (the
+// pushes say times as the mail does).
+func LocalTime(t time.Time, r db.Recipient) string { return localTime(t, r) }
+
+// Situation describes the table for the player, as their mail and their
+// pushes do: only what the player may see.
+func Situation(r db.Recipient, t *games.Table) []string { return situation(r, t) }
 
 // localTime writes a deadline in the recipient's zone and language.
 func localTime(t time.Time, r db.Recipient) string {

@@ -21,6 +21,10 @@ import (
 // OfferFor is how long a rematch offer stands.
 const OfferFor = 24 * time.Hour
 
+// RematchPushWait is how long an offer waits before it is pushed to the
+// others' devices: one who answers at the table first is not notified.
+const RematchPushWait = 30 * time.Second
+
 // Store is what the service needs of the database.
 type Store interface {
 	Tx(ctx context.Context, fn func(tx *db.Tx) error) error
@@ -152,6 +156,16 @@ func (s *Service) answer(ctx context.Context, userID, gameID int64, accept, star
 				return err
 			}
 			r = &db.Rematch{GameID: gameID, OfferedBy: userID, ExpiresAt: now.Add(OfferFor), Answers: map[int64]bool{}}
+			// The others hear of the offer on their devices too.
+			var others []int64
+			for _, seat := range st.Seats {
+				if seat.UserID != nil && *seat.UserID != userID {
+					others = append(others, *seat.UserID)
+				}
+			}
+			if err := tx.EnqueuePush(ctx, db.Push{UserIDs: others, Kind: db.PushRematch, GameID: &gameID, SendAfter: now.Add(RematchPushWait), CreatedAt: now}); err != nil {
+				return err
+			}
 		}
 		if startNow && r.OfferedBy != userID {
 			return apperr.E(apperr.Forbidden, "Only the player who offered can start without the others.")
