@@ -513,3 +513,100 @@ window.ntMsgs = (function () {
   document.addEventListener("htmx:afterSettle", function (ev) { if (ev.target && ev.target.id === "chat-live") tellRead(); });
   document.addEventListener("visibilitychange", tellRead);
 })();
+
+// The installable site: the service worker (cached assets, the offline
+// page, Web Push notifications) is registered on every page; the offline
+// page reloads itself once the server answers; "Notify this device" in
+// Settings asks the browser's permission (only when pressed), subscribes
+// to its push service with the site's key and hands the subscription to
+// the server.
+(function () {
+  "use strict";
+  var msgs = window.ntMsgs || {};
+  if ("serviceWorker" in navigator) {
+    window.addEventListener("load", function () {
+      navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    if (!document.querySelector("[data-offline]")) return;
+    function check() {
+      fetch("/healthz", { cache: "no-store" }).then(function (r) {
+        if (r.ok) location.reload();
+      }).catch(function () {});
+    }
+    window.addEventListener("online", check);
+    setInterval(check, 3000);
+  });
+
+  function pushSupported() {
+    return "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+  }
+  function keyBytes(b64) {
+    var s = (b64 + "===".slice((b64.length + 3) % 4)).replace(/-/g, "+").replace(/_/g, "/");
+    var raw = atob(s), out = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+    return out;
+  }
+  function say(text) {
+    var el = document.querySelector("[data-push-state]");
+    if (el) el.textContent = text;
+  }
+  function csrf() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRF-Token"] || ""; } catch (e) { return ""; }
+  }
+  // send hands a subscription to the server and shows the answer.
+  function send(sub) {
+    return fetch("/settings/devices", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() },
+      body: JSON.stringify(sub)
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        if (r.ok) { location.hash = "devices"; location.reload(); return; }
+        say(j.error || msgs.pushFailed);
+      });
+    });
+  }
+  window.ntSendSubscription = send;
+  document.addEventListener("DOMContentLoaded", function () {
+    var btn = document.querySelector("[data-push-subscribe]");
+    if (!btn) return;
+    if (!pushSupported()) {
+      btn.disabled = true;
+      var note = document.querySelector("[data-push-unsupported]");
+      if (note) note.hidden = false;
+      return;
+    }
+    if (Notification.permission === "denied") { say(msgs.blocked); return; }
+    // Mark the row of this browser, if the server still has its
+    // subscription (the button renews one it has forgotten).
+    navigator.serviceWorker.getRegistration("/").then(function (reg) {
+      return reg && reg.pushManager.getSubscription();
+    }).then(function (sub) {
+      if (!sub) return;
+      document.querySelectorAll("[data-endpoint]").forEach(function (row) {
+        if (row.dataset.endpoint !== sub.endpoint) return;
+        row.querySelector("[data-this-device]").hidden = false;
+        say(msgs.pushOn);
+      });
+    }).catch(function () {});
+  });
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest("[data-push-subscribe]");
+    if (!btn || !pushSupported()) return;
+    btn.disabled = true;
+    say(msgs.pushAsking);
+    Notification.requestPermission().then(function (perm) {
+      if (perm !== "granted") { say(msgs.blocked); return; }
+      return navigator.serviceWorker.register("/sw.js", { scope: "/" }).then(function () {
+        return navigator.serviceWorker.ready;
+      }).then(function (reg) {
+        return reg.pushManager.getSubscription().then(function (old) {
+          return old || reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(btn.dataset.pushSubscribe) });
+        });
+      }).then(function (sub) { return send(sub.toJSON()); });
+    }).catch(function () { say(msgs.pushFailed); }).then(function () { btn.disabled = false; });
+  });
+})();

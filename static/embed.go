@@ -7,13 +7,22 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 )
 
-//go:embed *.js *.css *.svg
+//go:embed *.js *.css *.svg *.png
 var files embed.FS
+
+// swSource is the service worker, served at /sw.js (its scope is the
+// whole site, so it cannot live under /static/) with the hashed assets
+// filled in.
+//
+//go:embed worker/sw.js
+var swSource string
 
 // Asset is one embedded file under its hashed name.
 type Asset struct {
@@ -49,6 +58,8 @@ func contentType(ext string) string {
 		return "text/css; charset=utf-8"
 	case ".svg":
 		return "image/svg+xml"
+	case ".png":
+		return "image/png"
 	}
 	return "application/octet-stream"
 }
@@ -72,3 +83,29 @@ func ByHashedName(hashed string) (Asset, bool) {
 	}
 	return Asset{}, false
 }
+
+// Paths lists the URLs of every asset, sorted.
+func Paths() []string {
+	out := make([]string, 0, len(assets))
+	for name := range assets {
+		out = append(out, Path(name))
+	}
+	sort.Strings(out)
+	return out
+}
+
+var serviceWorker = buildServiceWorker()
+
+// buildServiceWorker fills the asset list and a version made of it into
+// the worker: a new build has new hashed names, so a new worker, which
+// drops the old cache.
+func buildServiceWorker() []byte {
+	list, _ := json.Marshal(Paths())
+	sum := sha256.Sum256(list)
+	out := strings.Replace(swSource, "[/*ASSETS*/]", string(list), 1)
+	out = strings.Replace(out, "/*VERSION*/", hex.EncodeToString(sum[:])[:10], 1)
+	return []byte(out)
+}
+
+// ServiceWorker is the service worker script.
+func ServiceWorker() []byte { return serviceWorker }

@@ -29,6 +29,7 @@ import (
 	"nothanks/internal/notify"
 	"nothanks/internal/people"
 	"nothanks/internal/privacy"
+	"nothanks/internal/push"
 	"nothanks/internal/ranked"
 	"nothanks/internal/rematch"
 	"nothanks/internal/reviews"
@@ -52,6 +53,8 @@ type App struct {
 	Games    *games.Service
 	Ranked   *ranked.Service
 	Notify   *notify.Service
+	// Push notifies people's devices through their push services.
+	Push *push.Service
 	// Watch serves the games' event streams of this instance.
 	Watch *watch.Hub
 	// Turns serves the per-person turn streams of this instance.
@@ -85,14 +88,15 @@ type App struct {
 }
 
 // WorkerConns is the pool's share for the background work: each of the
-// seven loops (due moves, matcher, outbox, presence of watchers,
-// housekeeping, post-game analysis, the turn streams' resync) holds at most
+// eight loops (due moves, matcher, mail outbox, push outbox, presence of
+// watchers, housekeeping, post-game analysis, the turn streams' resync)
+// holds at most
 // one connection at a time, and the event
 // streams read changed games watch.MaxLoads at a time. Requests get the
 // rest (DB_MAX_CONNS - WorkerConns at once), so neither side can starve
 // the other. The LISTEN connection and the notifier's two connections are
 // outside the pool.
-const WorkerConns = 7 + watch.MaxLoads
+const WorkerConns = 8 + watch.MaxLoads
 
 // New builds the application on an open, migrated store, sizing its pool
 // to DB_MAX_CONNS.
@@ -129,6 +133,11 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 		}
 	}
 	n := notify.New(store, g, signer, sender, cfg.BaseURL, clk, log)
+	vapid, err := push.LoadKeys(ctx, cfg.PushPublicKey, cfg.PushPrivateKey, store)
+	if err != nil {
+		return nil, err
+	}
+	ps := push.New(store, g, push.Config{Keys: vapid, Subject: cfg.PushSubject, AllowLocal: cfg.PushAllowLocal}, clk, log)
 	hub := watch.New(g.State, store, clk, log)
 	tn := turns.New(store, clk.Now, log)
 	ls := lists.New()
@@ -149,9 +158,9 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	pv := privacy.New(store, acc, g, clk)
 	m := metrics.New(store.DB.DB, store, clk.Now, log)
 	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
-		People: pp, Chat: ch, Moderation: md, Privacy: pv, Clock: clk, Log: log,
+		People: pp, Push: ps, Chat: ch, Moderation: md, Privacy: pv, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // AnalysisEvery is how often an instance looks for finished games to
@@ -171,7 +180,7 @@ const PresenceEvery = 10 * time.Second
 // hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(9)
+	wg.Add(10)
 	handlers := live.Handlers{
 		db.GameChannel: func(payload string) {
 			if id, ok := live.GameID(payload); ok {
@@ -271,6 +280,12 @@ func (a *App) Run(ctx context.Context) {
 			a.Reviews.Run(ctx, AnalysisEvery)
 		}
 	}()
+	go func() {
+		defer wg.Done()
+		if a.Workers {
+			a.runPush(ctx)
+		}
+	}()
 	wg.Wait()
 }
 
@@ -338,6 +353,25 @@ func (a *App) runOutbox(ctx context.Context) {
 	for {
 		if _, err := a.Notify.RunOutbox(ctx); err != nil && ctx.Err() == nil {
 			a.log.Error("mail outbox", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// PushEvery is how often an instance looks for due pushes.
+const PushEvery = 2 * time.Second
+
+// runPush sends due pushes every PushEvery.
+func (a *App) runPush(ctx context.Context) {
+	t := time.NewTicker(PushEvery)
+	defer t.Stop()
+	for {
+		if _, err := a.Push.RunOutbox(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error("push outbox", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -8,6 +8,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -30,6 +31,7 @@ const BotDelay = 20 * time.Millisecond
 
 // Server is a running application.
 type Server struct {
+	hs    *httptest.Server
 	URL   string
 	App   *app.App
 	Store *db.Store
@@ -99,7 +101,29 @@ func NewOn(t testing.TB, store *db.Store, dbURL string, opts ...Option) *Server 
 		a.Shutdown()
 		hs.Close()
 	})
-	return &Server{URL: hs.URL, App: a, Store: store, DBURL: dbURL, Clock: clk, t: t}
+	return &Server{hs: hs, URL: hs.URL, App: a, Store: store, DBURL: dbURL, Clock: clk, t: t}
+}
+
+// Down takes the server off the network, as a server that went away: its
+// listener closes and every connection is cut; the application and its
+// database stay, for Up.
+func (s *Server) Down() {
+	s.t.Helper()
+	s.hs.CloseClientConnections()
+	if err := s.hs.Listener.Close(); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// Up brings the server back on the same address after Down.
+func (s *Server) Up() {
+	s.t.Helper()
+	l, err := net.Listen("tcp", s.hs.Listener.Addr().String())
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.hs.Listener = l
+	go func() { _ = s.hs.Config.Serve(l) }()
 }
 
 type testWriter struct{ t testing.TB }

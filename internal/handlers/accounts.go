@@ -140,9 +140,13 @@ func (s *Server) settingsView(c echo.Context) (views.SettingsView, error) {
 	if err != nil {
 		return views.SettingsView{}, err
 	}
+	devices, err := s.devicesView(c)
+	if err != nil {
+		return views.SettingsView{}, err
+	}
 	return views.SettingsView{
 		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, PendingEmail: deref(u.PendingEmail), TurnSound: u.TurnSound,
-		OtherSessions: others, Notifications: n,
+		OtherSessions: others, Notifications: n, Devices: devices,
 	}, nil
 }
 

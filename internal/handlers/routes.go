@@ -11,6 +11,9 @@ import (
 // routes registers every route of the site.
 func (s *Server) routes(e *echo.Echo) {
 	e.GET("/healthz", s.healthz)
+	e.GET("/manifest.webmanifest", s.manifest)
+	e.GET("/sw.js", s.serviceWorker)
+	e.GET("/offline", s.offline)
 	e.GET("/metrics", s.metricsPage)
 	e.GET("/static/:name", s.asset)
 	e.GET("/favicon.ico", s.favicon)
@@ -68,6 +71,10 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/settings/verify", s.resendVerification, requireUser, s.membersOnly)
 	e.POST("/settings/notifications", s.saveNotifications, requireUser, s.membersOnly)
 	e.POST("/settings/vacation", s.startVacation, requireUser, s.membersOnly)
+	e.POST("/settings/devices", s.subscribeDevice, requireUser, s.membersOnly)
+	e.POST("/settings/devices/:id/remove", s.removeDevice, requireUser)
+	e.POST("/settings/devices/:id/test", s.testDevice, requireUser, s.membersOnly)
+	e.POST("/settings/push", s.savePushSettings, requireUser, s.membersOnly)
 	e.POST("/settings/vacation/end", s.endVacation, requireUser)
 	e.POST("/settings/tokens/:id/revoke", s.revokeToken, requireUser)
 	e.GET("/settings/export", s.exportData, requireUser, s.membersOnly)

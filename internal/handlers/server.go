@@ -30,6 +30,7 @@ import (
 	"nothanks/internal/moderation"
 	"nothanks/internal/people"
 	"nothanks/internal/privacy"
+	"nothanks/internal/push"
 	"nothanks/internal/ranked"
 	"nothanks/internal/rematch"
 	"nothanks/internal/reviews"
@@ -71,7 +72,9 @@ type Deps struct {
 	Invites *invites.Service
 	// People follows and blocks; Chat is the table chat; Moderation is
 	// the admins' tools; Privacy exports and deletes accounts.
-	People     *people.Service
+	People *people.Service
+	// Push keeps the devices notified through Web Push.
+	Push       *push.Service
 	Chat       *chat.Service
 	Moderation *moderation.Service
 	Privacy    *privacy.Service
@@ -102,6 +105,7 @@ type Server struct {
 	rematch     *rematch.Service
 	invites     *invites.Service
 	people      *people.Service
+	push        *push.Service
 	chat        *chat.Service
 	mod         *moderation.Service
 	privacy     *privacy.Service
@@ -124,7 +128,7 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, lists: d.Lists, tournaments: d.Tournaments, feed: d.Feed, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, people: d.People, chat: d.Chat, mod: d.Moderation, privacy: d.Privacy, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, lists: d.Lists, tournaments: d.Tournaments, feed: d.Feed, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, people: d.People, push: d.Push, chat: d.Chat, mod: d.Moderation, privacy: d.Privacy, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
 	d.Watch.SetRenderer(streamRenderer{s})
 	d.Watch.SetChat(d.Chat.Read)
 	if d.Feed != nil {

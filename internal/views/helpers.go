@@ -323,6 +323,9 @@ func jsMessages(ctx context.Context) string {
 		"noNotify":    tr(ctx, "This browser has no notifications."),
 		"allowed":     tr(ctx, "Allowed: you will be notified."),
 		"blocked":     tr(ctx, "Blocked in this browser's site settings."),
+		"pushAsking":  tr(ctx, "Asking the browser…"),
+		"pushOn":      tr(ctx, "This device is notified."),
+		"pushFailed":  tr(ctx, "This browser could not subscribe to notifications. Try again, or use another browser."),
 		"units":       []string{d, h, m, sec},
 		"spaced":      spaced,
 	})

@@ -27,6 +27,10 @@ type Page struct {
 	// of it), 0 for none: a "your table is ready" notice of that event
 	// takes the player to their table.
 	Tournament int64
+	// Bare: a page kept in the browser's cache (the offline page), which
+	// knows nothing of who looks at it, so its menu offers no "Log in"
+	// to a member and its footer no language forms without a token.
+	Bare bool
 }
 
 // NavUser is the logged-in player as the navigation shows them.
