@@ -105,7 +105,12 @@ func byTestID(id string) chromedp.CSS { return chromedp.CSS(`[data-testid="` + i
 // screenshot saves a PNG of the page under testdata/screenshots for review.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png := get(t, ctx, chromedp.FullScreenshot(100))
+	savePNG(t, name, get(t, ctx, chromedp.FullScreenshot(100)))
+}
+
+// savePNG keeps a screenshot in testdata/screenshots.
+func savePNG(t *testing.T, name string, png []byte) {
+	t.Helper()
 	dir := filepath.Join("testdata", "screenshots")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
