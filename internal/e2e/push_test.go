@@ -173,7 +173,7 @@ func TestBrowserInstallableSiteAndPush(t *testing.T) {
 	// worker's cache; back up, the page reloads itself into the site.
 	s.Down()
 	do(t, ann, chromedp.Navigate(s.URL+"/my/games"), chromedp.WaitVisible(byTestID("offline")))
-	if txt := textOf(t, ann, byTestID("offline")); !strings.Contains(txt, "The site cannot be reached. Your games are safe; this page reloads when the connection is back.") {
+	if txt := textOf(t, ann, byTestID("offline")); !strings.Contains(txt, "No connection. Your games are safe; this page reloads when you are back.") {
 		t.Errorf("offline page reads %q", txt)
 	}
 	if strings.Contains(get(t, ann, chromedp.Evaluate[string](`document.body.innerText`)), "Ann") {

@@ -114,6 +114,13 @@ type endpoint struct {
 	gone      bool
 	maxBody   int    // the most this device takes; MaxBody unless LimitBody lowered it
 	appKey    []byte // the applicationServerKey it subscribed with; nil if none
+	hold      *hold  // the next valid request waits for this, if set
+}
+
+// hold is a request kept waiting: arrived closes when it comes, release
+// lets it be answered.
+type hold struct {
+	arrived, release chan struct{}
 }
 
 // New starts a push service on a loopback port. Close it when done.
@@ -255,6 +262,20 @@ func (s *Server) Gone(d *Device) {
 	s.mustEndpoint(d).gone = true
 }
 
+// Hold has the device's next valid request wait, unanswered, until
+// release is called (or its sender goes away): arrived closes when it
+// comes. It is not recorded as a push and is answered 503 when released,
+// as a push service that failed before taking the message would. It lets
+// a test kill a sender in the middle of a send.
+func (s *Server) Hold(d *Device) (arrived <-chan struct{}, release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := &hold{arrived: make(chan struct{}), release: make(chan struct{})}
+	s.mustEndpoint(d).hold = h
+	var once sync.Once
+	return h.arrived, func() { once.Do(func() { close(h.release) }) }
+}
+
 // LimitBody has the device refuse, with 413, a body longer than n bytes,
 // as a constrained device does: Firefox for Android's subscriptions go
 // through autopush's bridge to FCM, which takes about 3070 bytes, so a
@@ -316,6 +337,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
+	if h := e.hold; h != nil {
+		e.hold = nil
+		s.mu.Unlock()
+		close(h.arrived)
+		select {
+		case <-h.release:
+		case <-r.Context().Done():
+		}
+		http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
+		return
+	}
 	defer s.mu.Unlock()
 	switch {
 	case e.gone:

@@ -34,9 +34,9 @@ func verifyVAPID(header, origin string, now time.Time) (sub string, key []byte, 
 	switch {
 	case strings.EqualFold(scheme, "vapid"):
 	case strings.EqualFold(scheme, "WebPush"), strings.EqualFold(scheme, "Bearer"):
-		return "", nil, fmt.Errorf("Authorization scheme %q is the drafts' (with Crypto-Key p256ecdsa=); RFC 8292 uses \"vapid t=..., k=...\"", scheme)
+		return "", nil, fmt.Errorf("the Authorization scheme %q is the drafts' (with Crypto-Key p256ecdsa=); RFC 8292 uses \"vapid t=..., k=...\"", scheme)
 	default:
-		return "", nil, fmt.Errorf("Authorization scheme %q is not vapid (RFC 8292 §3)", scheme)
+		return "", nil, fmt.Errorf("the Authorization scheme %q is not vapid (RFC 8292 §3)", scheme)
 	}
 
 	// The auth-params, in any order, each once.
@@ -48,7 +48,7 @@ func verifyVAPID(header, origin string, now time.Time) (sub string, key []byte, 
 		}
 		name, value, ok := strings.Cut(part, "=")
 		if !ok {
-			return "", nil, fmt.Errorf("Authorization parameter %q is not name=value", part)
+			return "", nil, fmt.Errorf("the Authorization parameter %q is not name=value", part)
 		}
 		name = strings.ToLower(strings.TrimSpace(name))
 		value = strings.TrimSpace(value)
@@ -56,13 +56,13 @@ func verifyVAPID(header, origin string, now time.Time) (sub string, key []byte, 
 			value = value[1 : len(value)-1]
 		}
 		if _, dup := params[name]; dup {
-			return "", nil, fmt.Errorf("Authorization parameter %s given twice", name)
+			return "", nil, fmt.Errorf("the Authorization parameter %s given twice", name)
 		}
 		params[name] = value
 	}
 	token, k := params["t"], params["k"]
 	if token == "" || k == "" {
-		return "", nil, errors.New("Authorization vapid needs both t= (the JWT) and k= (the public key) (RFC 8292 §3)")
+		return "", nil, errors.New("the Authorization vapid needs both t= (the JWT) and k= (the public key) (RFC 8292 §3)")
 	}
 
 	// k: the key the JWT is signed with.
