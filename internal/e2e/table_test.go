@@ -35,8 +35,10 @@ func createWithBots(t *testing.T, ctx context.Context, base string, seats int, l
 		get(t, ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const s = document.querySelector('[data-testid="bot-level"]'); if (s) s.value = %q; return !!s; })()`, level)))
 		click(t, ctx, byTestID("add-bot"))
 		want := i + 1
+		// A busy machine (CI runs the suites side by side) may take a few
+		// seconds to seat a bot and bring the lobby over the stream.
 		get(t, ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelectorAll('[data-testid="lobby-seat"]').length >= %d || !!document.querySelector('[data-testid="active-card"]')`, want),
-			chromedp.WithPollingTimeout(5*time.Second)))
+			chromedp.WithPollingTimeout(15*time.Second)))
 	}
 	do(t, ctx, chromedp.WaitVisible(byTestID("active-card")))
 }

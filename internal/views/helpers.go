@@ -48,11 +48,11 @@ func myTurnWords(ctx context.Context, turns, invites int) string {
 
 // title is a page's title in the browser: the page's own (the handlers
 // translate it), then the site's name.
-func title(_ context.Context, t string) string {
+func title(ctx context.Context, t string) string {
 	if t == "" {
-		return "No Thanks!"
+		return tr(ctx, "No Thanks!")
 	}
-	return t + " · No Thanks!"
+	return t + " · " + tr(ctx, "No Thanks!")
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
