@@ -86,6 +86,20 @@ window.ntMsgs = (function () {
   document.addEventListener("DOMContentLoaded", function () {
     if (typeof EventSource === "undefined") startPolling();
   });
+  // A page the browser keeps to come back to (the back/forward cache) must
+  // not keep its streams open: the server would count its player at the
+  // table, and send no "your turn" push or mail, for as long as the browser
+  // keeps it. Its streams are closed; coming back, the page loads afresh.
+  var closed = false;
+  window.addEventListener("pagehide", function (ev) {
+    if (!ev.persisted) return;
+    // The sse extension closes an element's stream when htmx cleans the
+    // element up (htmx.remove does not clean up): that event, alone.
+    document.querySelectorAll("[sse-connect]").forEach(function (el) { closed = true; htmx.trigger(el, "htmx:beforeCleanupElement"); });
+  });
+  window.addEventListener("pageshow", function (ev) {
+    if (ev.persisted && closed) location.reload();
+  });
 })();
 
 // Turns: on every page of a logged-in player, one small stream says how

@@ -121,7 +121,34 @@ func TestBrowserInstallableSiteAndPush(t *testing.T) {
 			break // Ann's turn
 		}
 	}
-	s.Clock.Advance(games.YourTurnDelay + 2*time.Minute) // her open stream is long gone too
+	// No page of the site open: wait until the server has noticed that
+	// her table's stream is closed (on a busy machine that can come after
+	// a presence pass, which would count her at the table).
+	annUser, err := s.Store.UserByName(context.Background(), "Ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if err := s.App.Watch.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		open, err := s.Store.HasOpenStream(context.Background(), annUser.ID, id, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !open {
+			break
+		}
+		if time.Now().After(end) {
+			var rows []struct {
+				Game    int64 `db:"game_id"`
+				Streams int   `db:"streams"`
+			}
+			_ = s.Store.DB.Select(&rows, `SELECT game_id, streams FROM stream_presence WHERE user_id = $1`, annUser.ID)
+			t.Fatalf("the server still counts Ann at her table after she left it: %+v; url %s", rows, get(t, ann, chromedp.Evaluate[string](`location.href`)))
+		}
+	}
+	s.Clock.Advance(games.YourTurnDelay + 2*time.Minute)
 	got, err := ps.Wait(1, 20*time.Second)
 	if err != nil {
 		t.Fatalf("no push reached the push service: %v (refused: %v)", err, ps.Rejections())
@@ -134,13 +161,15 @@ func TestBrowserInstallableSiteAndPush(t *testing.T) {
 	// The service worker shows it: the push is delivered to it through the
 	// DevTools protocol, as the push service would.
 	do(t, ann, chromedp.Navigate(s.URL+"/settings"), chromedp.WaitVisible(byTestID("push-subscribe")))
+	// The push goes to the registration whose worker is activated (the
+	// site's /sw.js), as the browser's push service would deliver it.
 	var once sync.Once
 	regs := make(chan serviceworker.RegistrationID, 1)
 	if err := chromedp.Listen(ann, func(ev any) {
-		if e, ok := ev.(*serviceworker.EventWorkerRegistrationUpdated); ok {
-			for _, r := range e.Registrations {
-				if strings.HasPrefix(r.ScopeURL, origin) && !r.IsDeleted {
-					once.Do(func() { regs <- r.RegistrationID })
+		if e, ok := ev.(*serviceworker.EventWorkerVersionUpdated); ok {
+			for _, v := range e.Versions {
+				if v.ScriptURL == origin+"/sw.js" && v.Status == serviceworker.VersionStatusActivated {
+					once.Do(func() { regs <- v.RegistrationID })
 				}
 			}
 		}
@@ -155,7 +184,7 @@ func TestBrowserInstallableSiteAndPush(t *testing.T) {
 	select {
 	case reg = <-regs:
 	case <-time.After(10 * time.Second):
-		t.Fatal("no service worker registration reported")
+		t.Fatal("no activated service worker reported")
 	}
 	do(t, ann, chromedp.Action[chromedp.Void](func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 		_, err := cdp.Call(ctx, tg, serviceworker.DeliverPushMessage, serviceworker.DeliverPushMessageParams{Origin: origin, RegistrationID: reg, Data: string(got[0].Payload)})

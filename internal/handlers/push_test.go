@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"nothanks/internal/apptest"
 	"nothanks/internal/config"
@@ -55,6 +56,10 @@ func newPushSetup(t *testing.T) *pushSetup {
 		}
 		p.browsers[name] = b
 		d := ps.NewDevice(name + "'s phone")
+		if name == "Noa" {
+			// Firefox for Android: its push service takes 3,070 bytes.
+			ps.LimitBody(d, 3070)
+		}
 		p.devices[name] = d
 		if st, body := subscribe(t, b, d.Endpoint, d.P256dh, d.Auth, androidChrome); st != http.StatusCreated {
 			t.Fatalf("subscribe %s: %d %s", name, st, body)
@@ -272,6 +277,32 @@ func TestPushAndMailTogether(t *testing.T) {
 		t.Errorf("%d mails although %s opened the game after the push", n, third.Name)
 	}
 	p.noRejections(t)
+}
+
+// The longest chat push (three messages of 300 characters that JSON
+// escapes to six bytes each) reaches a Firefox for Android device, whose
+// push service takes 3,070 bytes: the text is cut at 400 characters.
+func TestPushOfALongChatReachesFirefoxForAndroid(t *testing.T) {
+	p := newPushSetup(t)
+	line := strings.Repeat("<", 300)
+	for range 3 {
+		if res := p.browsers["Mia"].PostForm(fmt.Sprintf("/games/%d/chat", p.game), url.Values{"text": {line}}); res.Status >= 400 {
+			t.Fatalf("chat: %d %s", res.Status, res.Body)
+		}
+	}
+	p.s.Clock.Advance(time.Minute)
+	p.deliver(t)
+	p.noRejections(t)
+	got := p.pushesOfKind(t, "Noa", "chat")
+	if len(got) != 1 {
+		t.Fatalf("%d chat pushes to Noa's Firefox, want 1", len(got))
+	}
+	// By hand: 400 characters, the last "…": "Mia: " and 300 "<", a new
+	// line, "Mia: " (311 so far) and 88 "<".
+	want := "Mia: " + line + "\nMia: " + strings.Repeat("<", 88) + "…"
+	if body := got[0].Body; body != want {
+		t.Errorf("the text is %d characters: %q", utf8.RuneCountInString(body), body)
+	}
 }
 
 func TestPushKindsTheirTextsAndClicks(t *testing.T) {

@@ -24,9 +24,14 @@ const (
 	// it, up to MaxRetryWait (a Retry-After the service gives wins).
 	FirstRetry   = 30 * time.Second
 	MaxRetryWait = time.Hour
-	// MaxPayload bounds a push's JSON before encryption: the service takes
-	// 4096 bytes, of which encryption uses 103.
-	MaxPayload = 3900
+	// RecordSize is the size of the encrypted body (one aes128gcm record,
+	// padded): 3,070 bytes, the most Firefox for Android's subscriptions
+	// take (autopush hands them to FCM), where 4,096 would be refused.
+	RecordSize = 3070
+	// MaxPayload bounds a push's JSON before encryption: a record of
+	// RecordSize bytes less the header (86), the tag (16) and the padding
+	// delimiter (1) holds 2,967.
+	MaxPayload = 2960
 )
 
 // RunOutbox sends every due push and returns how many went out.
@@ -135,7 +140,7 @@ func (s *Service) send(ctx context.Context, d db.PushDevice, body []byte, msg *m
 	ttl := max(int(msg.TTL/time.Second), 0)
 	resp, err := webpush.SendNotificationWithContext(ctx, body, &webpush.Subscription{Endpoint: d.Endpoint, Keys: webpush.Keys{P256dh: d.P256dh, Auth: d.Auth}},
 		&webpush.Options{HTTPClient: s.client, Subscriber: subscriber(s.cfg.Subject), VAPIDPublicKey: s.cfg.Keys.Public, VAPIDPrivateKey: s.cfg.Keys.Private,
-			TTL: ttl, Urgency: msg.Urgency, Topic: msg.Topic})
+			TTL: ttl, Urgency: msg.Urgency, Topic: msg.Topic, RecordSize: RecordSize})
 	if err != nil {
 		return 0, 0, err
 	}
