@@ -97,20 +97,26 @@ func (s *Store) EnqueueMail(ctx context.Context, m Mail) error { return enqueue(
 // ClaimMails takes up to limit due mails (and mails whose claim ran out)
 // for this worker until leaseUntil; rows other workers hold are skipped.
 func (s *Store) ClaimMails(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Mail, error) {
+	return s.claimOutbox(ctx, "mail", now, leaseUntil, limit)
+}
+
+// claimOutbox claims up to limit due rows of one channel of the outbox
+// ("mail" or "push"), and rows whose claim ran out, until leaseUntil.
+func (s *Store) claimOutbox(ctx context.Context, channel string, now, leaseUntil time.Time, limit int) ([]Mail, error) {
 	var out []Mail
 	err := sel(ctx, s.DB, &out, `
 		WITH due AS (
 			SELECT id FROM mail_outbox
-			WHERE channel = 'mail' AND ((status = 'pending' AND send_after <= $1) OR (status = 'sending' AND claimed_until < $1))
+			WHERE channel = $4 AND ((status = 'pending' AND send_after <= $1) OR (status = 'sending' AND claimed_until < $1))
 			ORDER BY send_after LIMIT $3
 			FOR UPDATE SKIP LOCKED
 		)
 		UPDATE mail_outbox m SET status = 'sending', claimed_until = $2, attempts = m.attempts + 1
 		FROM due WHERE m.id = due.id
 		RETURNING m.id, m.user_id, m.kind, m.game_id, m.game_version, m.tournament_id, m.reset_id, m.send_after, m.status,
-			m.attempts, m.claimed_until, m.last_error, m.note, m.created_at, m.sent_at, m.channel, m.subscription_id`, now, leaseUntil, limit)
+			m.attempts, m.claimed_until, m.last_error, m.note, m.created_at, m.sent_at, m.channel, m.subscription_id`, now, leaseUntil, limit, channel)
 	if err != nil {
-		return nil, fmt.Errorf("db: claim mails: %w", err)
+		return nil, fmt.Errorf("db: claim %s: %w", channel, err)
 	}
 	return out, nil
 }

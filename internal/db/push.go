@@ -157,22 +157,7 @@ func (s *Store) EnqueueDevicePush(ctx context.Context, userID, deviceID int64, k
 // out) for this worker until leaseUntil; rows other workers hold are
 // skipped, so each push goes out from one instance.
 func (s *Store) ClaimPushes(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Mail, error) {
-	var out []Mail
-	err := sel(ctx, s.DB, &out, `
-		WITH due AS (
-			SELECT id FROM mail_outbox
-			WHERE channel = 'push' AND ((status = 'pending' AND send_after <= $1) OR (status = 'sending' AND claimed_until < $1))
-			ORDER BY send_after LIMIT $3
-			FOR UPDATE SKIP LOCKED
-		)
-		UPDATE mail_outbox m SET status = 'sending', claimed_until = $2, attempts = m.attempts + 1
-		FROM due WHERE m.id = due.id
-		RETURNING m.id, m.user_id, m.kind, m.game_id, m.game_version, m.tournament_id, m.reset_id, m.send_after, m.status,
-			m.attempts, m.claimed_until, m.last_error, m.note, m.created_at, m.sent_at, m.channel, m.subscription_id`, now, leaseUntil, limit)
-	if err != nil {
-		return nil, fmt.Errorf("db: claim pushes: %w", err)
-	}
-	return out, nil
+	return s.claimOutbox(ctx, "push", now, leaseUntil, limit)
 }
 
 // NextPushAt is when the earliest pending push is due (nil: none).

@@ -97,20 +97,11 @@ func TestBrowserInstallableSiteAndPush(t *testing.T) {
 	do(t, ann, chromedp.EmulateViewport(1280, 900))
 
 	// Ann's turn in a correspondence game, with no page of the site open.
-	annAPI := s.APIFor("Bea") // a second and third player
-	cid := s.APIFor("Cid")
-	_, g := annAPI.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "correspondence", "turn_seconds": 86400})
-	id := int64(g["id"].(float64))
-	if st, _ := cid.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", id), nil); st != http.StatusOK {
-		t.Fatal("Cid joins")
-	}
-	do(t, ann, chromedp.Navigate(fmt.Sprintf("%s/games/%d", s.URL, id)), chromedp.WaitVisible(byTestID("join")))
-	click(t, ann, byTestID("join"))
-	do(t, ann, chromedp.WaitVisible(byTestID("active-card")))
+	id, others := joinCorrespondenceTable(t, s, ann)
 	do(t, ann, chromedp.Navigate("about:blank"))
 	for range 3 {
 		moved := false
-		for _, p := range []*apptest.API{annAPI, cid} {
+		for _, p := range others {
 			_, v := p.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", id), nil)
 			if v["your_turn"] == true {
 				p.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/pass", id), map[string]any{"version": v["version"]})
@@ -121,33 +112,10 @@ func TestBrowserInstallableSiteAndPush(t *testing.T) {
 			break // Ann's turn
 		}
 	}
-	// No page of the site open: wait until the server has noticed that
-	// her table's stream is closed (on a busy machine that can come after
-	// a presence pass, which would count her at the table).
-	annUser, err := s.Store.UserByName(context.Background(), "Ann")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for end := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if err := s.App.Watch.Flush(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		open, err := s.Store.HasOpenStream(context.Background(), annUser.ID, id, time.Time{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !open {
-			break
-		}
-		if time.Now().After(end) {
-			var rows []struct {
-				Game    int64 `db:"game_id"`
-				Streams int   `db:"streams"`
-			}
-			_ = s.Store.DB.Select(&rows, `SELECT game_id, streams FROM stream_presence WHERE user_id = $1`, annUser.ID)
-			t.Fatalf("the server still counts Ann at her table after she left it: %+v; url %s", rows, get(t, ann, chromedp.Evaluate[string](`location.href`)))
-		}
-	}
+	// No page of the site open: the server has seen her leave the table
+	// before the time passes (a presence pass in between would count her
+	// at it).
+	waitAtTable(t, s, "Ann", id, false)
 	s.Clock.Advance(games.YourTurnDelay + 2*time.Minute)
 	got, err := ps.Wait(1, 20*time.Second)
 	if err != nil {
