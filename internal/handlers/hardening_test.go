@@ -210,8 +210,9 @@ func TestParallelSettingsPasswordsCountedUpToLimit(t *testing.T) {
 
 func TestOverloadAnswers503WithRetryAfter(t *testing.T) {
 	// Requests wait for a pool connection until their deadline: a short
-	// one keeps the test short.
-	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithConfig(func(c *configAlias) { c.RequestTimeout = time.Second }))
+	// one keeps the test short, but long enough for the two registrations
+	// below on a busy machine (at 1 s one was cut short by CI's load).
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithConfig(func(c *configAlias) { c.RequestTimeout = 3 * time.Second }))
 	api := s.APIFor("Patient")
 	c := s.Client().Register("Busy")
 	ctx := context.Background()
