@@ -114,6 +114,22 @@ func (s *Store) InvitesTo(ctx context.Context, userID int64, now time.Time) ([]I
 	return out, nil
 }
 
+// OpenInviteTo is a person's open, unexpired invitation to one game, nil
+// when there is none (answered, expired, or its table no longer waits).
+func (s *Store) OpenInviteTo(ctx context.Context, userID, gameID int64, now time.Time) (*Invite, error) {
+	var out []Invite
+	err := sel(ctx, s.DB, &out, `SELECT `+inviteColumns+inviteFrom+`
+		WHERE i.to_user = $1 AND i.game_id = $3 AND `+openInvite+`
+		ORDER BY i.created_at DESC LIMIT 1`, userID, now, gameID)
+	if err != nil {
+		return nil, fmt.Errorf("db: invite of %d to game %d: %w", userID, gameID, err)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return &out[0], nil
+}
+
 // InvitesFor lists a game's invitations, newest first.
 func (s *Store) InvitesFor(ctx context.Context, gameID int64) ([]Invite, error) {
 	var out []Invite

@@ -524,6 +524,25 @@ func seatName(r db.Recipient, name string) string {
 	return views.PlayerName(i18n.With(context.Background(), lang(r)), name)
 }
 
+// SeatName is a seat's name as the recipient reads it (a bot's and a
+// deleted player's in their language), in mail and in pushes.
+func SeatName(r db.Recipient, name string) string { return seatName(r, name) }
+
+// Placings lists a finished table's places, first to last, in the
+// recipient's language ("1st: Ann, 12 points"), in mail and in pushes.
+func Placings(r db.Recipient, t *games.Table) []string {
+	names := t.SeatNames()
+	var lines []string
+	for place := 1; place <= len(names); place++ {
+		for i := range names {
+			if t.View.Placings[i] == place {
+				lines = append(lines, trn(r, "{{.Place}}: {{.Name}}, {{.Count}} point", "{{.Place}}: {{.Name}}, {{.Count}} points", t.View.Totals[i], "Place", views.OrdinalIn(lang(r), place), "Name", seatName(r, names[i])))
+			}
+		}
+	}
+	return lines
+}
+
 func (s *Service) reminder(ctx context.Context, r db.Recipient, m db.Mail, now time.Time) (*Message, error) {
 	skip := func(why string) (*Message, error) {
 		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", why, now)
@@ -561,15 +580,7 @@ func (s *Service) gameOver(ctx context.Context, r db.Recipient, m db.Mail) (*Mes
 	}
 	v := mailView{Heading: tr(r, "Game #{{.ID}} is over", "ID", t.Game.ID)}
 	if t.View != nil && t.View.Finished {
-		placings := t.View.Placings
-		names := t.SeatNames()
-		for place := 1; place <= len(names); place++ {
-			for i := range names {
-				if placings[i] == place {
-					v.Lines = append(v.Lines, trn(r, "{{.Place}}: {{.Name}}, {{.Count}} point", "{{.Place}}: {{.Name}}, {{.Count}} points", t.View.Totals[i], "Place", views.OrdinalIn(lang(r), place), "Name", seatName(r, names[i])))
-				}
-			}
-		}
+		v.Lines = Placings(r, t)
 	}
 	v.Actions = []mailLink{{tr(r, "See the final table"), s.gameURL(t.Game.ID)}, {tr(r, "Replay it"), s.url(fmt.Sprintf("/games/%d/replay", t.Game.ID))}}
 	return s.message(r, db.MailGameOver, tr(r, "No Thanks! game #{{.ID}} is over", "ID", t.Game.ID), v), nil
@@ -600,15 +611,9 @@ func (s *Service) rankedMatch(_ context.Context, r db.Recipient, m db.Mail) (*Me
 // invite mails an invitation that still waits for an answer, naming who
 // sent it; one answered, expired or whose table started is not mailed.
 func (s *Service) invite(ctx context.Context, r db.Recipient, m db.Mail, now time.Time) (*Message, error) {
-	invs, err := s.store.InvitesTo(ctx, r.ID, now)
+	inv, err := s.store.OpenInviteTo(ctx, r.ID, *m.GameID, now)
 	if err != nil {
 		return nil, err
-	}
-	var inv *db.Invite
-	for i := range invs {
-		if invs[i].GameID == *m.GameID {
-			inv = &invs[i]
-		}
 	}
 	if inv == nil {
 		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", "no longer waiting", now)

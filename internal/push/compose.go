@@ -14,7 +14,6 @@ import (
 	"nothanks/internal/games"
 	"nothanks/internal/i18n"
 	"nothanks/internal/notify"
-	"nothanks/internal/views"
 )
 
 // Payload is what the service worker receives (JSON, encrypted): the
@@ -67,10 +66,6 @@ func ttlUntil(due, now time.Time) time.Duration {
 }
 
 func tr(r db.Recipient, id string, kv ...any) string { return i18n.In(i18n.Or(r.Lang), id, kv...) }
-
-func name(r db.Recipient, n string) string {
-	return views.PlayerName(i18n.With(context.Background(), i18n.Or(r.Lang)), n)
-}
 
 // clip shortens a text to MaxBody characters.
 func clip(s string) string {
@@ -131,17 +126,7 @@ func (s *Service) compose(ctx context.Context, r db.Recipient, d db.PushDevice, 
 			return skip("not finished")
 		}
 		msg.Title = tr(r, "No Thanks! game #{{.ID}} is over", "ID", t.Game.ID)
-		names := t.SeatNames()
-		var lines []string
-		for place := 1; place <= len(names); place++ {
-			for i := range names {
-				if t.View.Placings[i] == place {
-					lines = append(lines, i18n.NIn(i18n.Or(r.Lang), "{{.Place}}: {{.Name}}, {{.Count}} point", "{{.Place}}: {{.Name}}, {{.Count}} points", t.View.Totals[i],
-						"Place", views.OrdinalIn(i18n.Or(r.Lang), place), "Name", name(r, names[i])))
-				}
-			}
-		}
-		msg.Body = strings.Join(lines, " · ")
+		msg.Body = strings.Join(notify.Placings(r, t), " · ")
 		msg.URL, msg.Tag = gamePath(t.Game.ID), fmt.Sprintf("game-%d", t.Game.ID)
 		msg.TTL, msg.Urgency = 24*time.Hour, webpush.UrgencyLow
 	case db.MailRankedMatch:
@@ -157,15 +142,9 @@ func (s *Service) compose(ctx context.Context, r db.Recipient, d db.PushDevice, 
 		msg.URL, msg.Tag = gamePath(g.ID), fmt.Sprintf("game-%d", g.ID)
 		msg.TTL, msg.Urgency = 10*time.Minute, webpush.UrgencyHigh
 	case db.MailInvite:
-		invs, err := s.store.InvitesTo(ctx, r.ID, now)
+		inv, err := s.store.OpenInviteTo(ctx, r.ID, *m.GameID, now)
 		if err != nil {
 			return outcome{}, err
-		}
-		var inv *db.Invite
-		for i := range invs {
-			if invs[i].GameID == *m.GameID {
-				inv = &invs[i]
-			}
 		}
 		if inv == nil {
 			return skip("no longer waiting")
@@ -192,7 +171,7 @@ func (s *Service) compose(ctx context.Context, r db.Recipient, d db.PushDevice, 
 		if err != nil {
 			return outcome{}, err
 		}
-		msg.Title = tr(r, "{{.Name}} offers to play game #{{.ID}} again", "Name", name(r, by.Username), "ID", *m.GameID)
+		msg.Title = tr(r, "{{.Name}} offers to play game #{{.ID}} again", "Name", notify.SeatName(r, by.Username), "ID", *m.GameID)
 		msg.Body = tr(r, "Accept or decline at the table: the game starts when everyone has accepted.")
 		msg.URL, msg.Tag = gamePath(*m.GameID), fmt.Sprintf("game-%d", *m.GameID)
 		msg.TTL, msg.Urgency = ttlUntil(rm.ExpiresAt, now), webpush.UrgencyNormal
@@ -237,11 +216,7 @@ func (s *Service) chat(ctx context.Context, r db.Recipient, d db.PushDevice, m d
 	}
 	var lines []string
 	for _, c := range said {
-		author := c.Author
-		if author == db.DeletedName {
-			author = tr(r, db.DeletedName)
-		}
-		lines = append(lines, name(r, author)+": "+c.Body)
+		lines = append(lines, notify.SeatName(r, c.Author)+": "+c.Body)
 	}
 	msg.Title = i18n.NIn(i18n.Or(r.Lang), "{{.Count}} new message at game #{{.ID}}", "{{.Count}} new messages at game #{{.ID}}", total, "ID", gameID)
 	msg.Body = clip(strings.Join(lines, "\n"))
