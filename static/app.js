@@ -21,6 +21,12 @@ window.ntMsgs = (function () {
   return m;
 })();
 
+// ntCSRF is the page's form token (the body's hx-headers carry it for htmx),
+// for the requests and forms the page's script sends itself.
+window.ntCSRF = function () {
+  try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRF-Token"] || ""; } catch (e) { return ""; }
+};
+
 (function () {
   "use strict";
   var msgs = window.ntMsgs;
@@ -415,9 +421,9 @@ window.ntMsgs = (function () {
 (function () {
   "use strict";
   document.addEventListener("submit", function (ev) {
-    var f = ev.target, tok = null;
+    var f = ev.target;
     if (!f || !f.getAttribute || (f.getAttribute("method") || "").toLowerCase() !== "post" || f.querySelector('input[name="_csrf"]')) return;
-    try { tok = JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRF-Token"]; } catch (e) { tok = null; }
+    var tok = window.ntCSRF();
     if (!tok) return;
     var input = document.createElement("input");
     input.type = "hidden"; input.name = "_csrf"; input.value = tok;
@@ -518,8 +524,7 @@ window.ntMsgs = (function () {
     var id = Number(li.dataset.id);
     if (!(id > readSent)) return;
     readSent = id;
-    var headers = { "Content-Type": "application/x-www-form-urlencoded" };
-    try { Object.assign(headers, JSON.parse(document.body.getAttribute("hx-headers") || "{}")); } catch (e) {}
+    var headers = { "Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": window.ntCSRF() };
     fetch(box.getAttribute("data-read-url"), { method: "POST", headers: headers, body: "last=" + id, credentials: "same-origin" }).catch(function () { readSent = 0; });
   }
   document.addEventListener("DOMContentLoaded", function () { var li = newest(); lastSeen = readSent = li ? Number(li.dataset.id) : 0; });
@@ -567,14 +572,11 @@ window.ntMsgs = (function () {
     var el = document.querySelector("[data-push-state]");
     if (el) el.textContent = text;
   }
-  function csrf() {
-    try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRF-Token"] || ""; } catch (e) { return ""; }
-  }
   // send hands a subscription to the server and shows the answer.
   function send(sub) {
     return fetch("/settings/devices", {
       method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() },
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": window.ntCSRF() },
       body: JSON.stringify(sub)
     }).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (j) {
