@@ -8,8 +8,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"nothanks/internal/apispec"
 )
 
 // apiHTTP keeps connections alive across API calls (benchmarks make many).
@@ -54,12 +58,16 @@ func (a *API) Do(method, path string, body any) (int, map[string]any) {
 	return status, out
 }
 
-// Raw sends a JSON request and returns the answer's bytes.
+// Raw sends a JSON request and returns the answer's bytes. Every
+// exchange under /api/v1 is checked against the API's description
+// (internal/apispec): a request or an answer that is not as described
+// fails the test.
 func (a *API) Raw(method, path string, body any) (int, []byte) {
 	a.t.Helper()
 	var r io.Reader
+	var b []byte
 	if body != nil {
-		b, _ := json.Marshal(body)
+		b, _ = json.Marshal(body)
 		r = bytes.NewReader(b)
 	}
 	req, _ := http.NewRequest(method, a.s.URL+path, r)
@@ -75,7 +83,55 @@ func (a *API) Raw(method, path string, body any) (int, []byte) {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
+	a.checkSpec(req, b, res, raw)
 	return res.StatusCode, raw
+}
+
+// The API's description, read once for all the tests of a package.
+var (
+	specOnce sync.Once
+	spec     *apispec.Validator
+	specErr  error
+	// specErrors counts each test's mismatches.
+	specErrors sync.Map
+)
+
+// maxSpecErrors is how many mismatches a test shows.
+const maxSpecErrors = 3
+
+// checkSpec fails the test when an exchange under /api/v1 is not as the
+// API's description says. Benchmarks are not checked: they measure the
+// server.
+func (a *API) checkSpec(req *http.Request, reqBody []byte, res *http.Response, body []byte) {
+	a.t.Helper()
+	if _, bench := a.t.(*testing.B); bench || !strings.HasPrefix(req.URL.Path, "/api/v1/") {
+		return
+	}
+	specOnce.Do(func() { spec, specErr = apispec.NewValidator() })
+	if specErr != nil {
+		a.t.Fatal(specErr)
+	}
+	if err := spec.Validate(req, reqBody, res.StatusCode, res.Header, body); err != nil {
+		// A few are enough to see what is wrong; a game played out
+		// would say the same a hundred times.
+		n, _ := specErrors.LoadOrStore(a.t, new(atomic.Int32))
+		switch k := n.(*atomic.Int32).Add(1); {
+		case k == maxSpecErrors+1:
+			a.t.Errorf("more exchanges not as internal/apispec/openapi.json says: not shown")
+			return
+		case k > maxSpecErrors:
+			return
+		}
+		a.t.Errorf("%s %s: %d, not as internal/apispec/openapi.json says: %s\nbody: %s", req.Method, req.URL.RequestURI(), res.StatusCode, clip(err.Error(), 1500), clip(string(body), 1500))
+	}
+}
+
+// clip shortens s to at most n bytes.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // NewAPI is a client for an existing token.
