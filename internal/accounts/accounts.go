@@ -62,6 +62,7 @@ type Service struct {
 	dummyHash string
 	// tokenCache holds API tokens checked lately.
 	tokenCache tokenCache
+	hooks      revokeHooks
 }
 
 // New returns the service.

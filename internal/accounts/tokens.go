@@ -114,11 +114,59 @@ func (s *Service) ForgetToken(hashHex string) {
 	if h, err := hex.DecodeString(hashHex); err == nil {
 		s.tokenCache.drop(h)
 	}
+	s.hooks.mu.Lock()
+	fs := s.hooks.revoked
+	s.hooks.mu.Unlock()
+	for _, f := range fs {
+		f(hashHex)
+	}
 }
 
 // ForgetAllTokens empties this instance's memory of checked tokens (after
 // the listener lost its connection and may have missed revocations).
-func (s *Service) ForgetAllTokens() { s.tokenCache.clear() }
+func (s *Service) ForgetAllTokens() {
+	s.tokenCache.clear()
+	s.hooks.mu.Lock()
+	fs := s.hooks.all
+	s.hooks.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+// OnRevoke calls revoked with a token's hash (hex) when this instance hears
+// that it was revoked, and all when revocations may have been missed (what
+// holds a token open, such as an API stream, then checks it again).
+func (s *Service) OnRevoke(revoked func(hashHex string), all func()) {
+	s.hooks.mu.Lock()
+	defer s.hooks.mu.Unlock()
+	s.hooks.revoked = append(s.hooks.revoked, revoked)
+	s.hooks.all = append(s.hooks.all, all)
+}
+
+// revokeHooks are the OnRevoke callbacks.
+type revokeHooks struct {
+	mu      sync.Mutex
+	revoked []func(string)
+	all     []func()
+}
+
+// TokenLive reports whether a token (its hash in hex) is still live: not
+// revoked, its account neither disabled nor deleted.
+func (s *Service) TokenLive(ctx context.Context, hashHex string) (bool, error) {
+	h, err := hex.DecodeString(hashHex)
+	if err != nil {
+		return false, nil
+	}
+	_, err = s.tokens.UserByAPIToken(ctx, h, s.clock.Now())
+	if errors.Is(err, db.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// TokenHash is a token's hash in hex, as revocations name it.
+func TokenHash(token string) string { return hex.EncodeToString(hashToken(token)) }
 
 // tokenCache remembers checked tokens by hash.
 type tokenCache struct {

@@ -727,6 +727,20 @@ func (t *Tx) Notice(userID int64, kind string, tournamentID, gameID int64) {
 	t.notes = append(t.notes, note{NoticeChannel, fmt.Sprintf("%d:%s:%d:%d", userID, kind, tournamentID, gameID)})
 }
 
+// The notices for the API's event streams (the pages learn of these
+// from their own streams).
+const (
+	NoticeGameStart    = "game_start"
+	NoticeGameEnd      = "game_end"
+	NoticeInvitation   = "invitation"
+	NoticeRematchOffer = "rematch_offer"
+)
+
+// NoticeAbout is Notice with the id of what it is about (an invitation).
+func (t *Tx) NoticeAbout(userID int64, kind string, tournamentID, gameID, id int64) {
+	t.notes = append(t.notes, note{NoticeChannel, fmt.Sprintf("%d:%s:%d:%d:%d", userID, kind, tournamentID, gameID, id)})
+}
+
 // TVGame is the public game in play whose people are rated highest (their
 // mean rating), 0 when none is played.
 func (s *Store) TVGame(ctx context.Context, except int64) (int64, error) {

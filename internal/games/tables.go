@@ -71,6 +71,11 @@ func (s *Service) StartTables(ctx context.Context, tx *db.Tx, t Tables) ([]int64
 	if err != nil {
 		return nil, err
 	}
+	for i, id := range ids {
+		for _, u := range gs[i].People {
+			tx.Notice(u, db.NoticeGameStart, t.TournamentID, id)
+		}
+	}
 	if t.In.Pace == Correspondence {
 		for i, id := range ids {
 			g := gs[i].Game

@@ -60,6 +60,9 @@ func (s *Server) doc(c echo.Context) error {
 	if !found {
 		return echo.ErrNotFound
 	}
+	// The reference drawn from the OpenAPI description is a page of its
+	// own, beside the documents.
+	others = append(others, views.Choice{Value: "api-reference", Label: tr(c, i18n.M("API reference"))})
 	src, err := docs.FS.ReadFile(name + ".md")
 	if err != nil {
 		return err

@@ -84,8 +84,14 @@ func (s *Server) gameEvents(c echo.Context) error {
 // goroutine of its own or, where the connection cannot be taken over
 // (HTTP/2), runs in the handler.
 func (s *Server) serveStream(c echo.Context, run func(ctx context.Context, w frameWriter, closed func())) error {
+	return s.serveStreamAs(c, "text/event-stream", run)
+}
+
+// serveStreamAs is serveStream with another content type (the API's
+// streams of JSON lines).
+func (s *Server) serveStreamAs(c echo.Context, contentType string, run func(ctx context.Context, w frameWriter, closed func())) error {
 	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set(echo.HeaderContentType, contentType)
 	h.Set(echo.HeaderCacheControl, "no-cache")
 	h.Set("X-Accel-Buffering", "no") // no proxy buffering
 	closed := s.metrics.StreamOpened()

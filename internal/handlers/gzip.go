@@ -63,7 +63,7 @@ func compressible(contentType string) bool {
 		return false
 	}
 	switch mt {
-	case "text/event-stream":
+	case "text/event-stream", ndjson:
 		return false
 	case "application/json", "application/javascript", "application/xml", "image/svg+xml":
 		return true

@@ -163,6 +163,9 @@ func (s *Service) answer(ctx context.Context, userID, gameID int64, accept, star
 					others = append(others, *seat.UserID)
 				}
 			}
+			for _, o := range others {
+				tx.Notice(o, db.NoticeRematchOffer, 0, gameID)
+			}
 			if err := tx.EnqueuePush(ctx, db.Push{UserIDs: others, Kind: db.PushRematch, GameID: &gameID, SendAfter: now.Add(RematchPushWait), CreatedAt: now}); err != nil {
 				return err
 			}

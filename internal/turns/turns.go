@@ -41,6 +41,10 @@ type Update struct {
 	MyTurn  int     `json:"my_turn"`
 	Games   []int64 `json:"games"`
 	Invites int     `json:"invites"`
+	// Versions is the version at which each game came to wait for them
+	// (for the API's event stream: a new version is a new decision, as
+	// after taking a card the same player decides again).
+	Versions map[int64]int `json:"-"`
 }
 
 // Sub is one open page's subscription. C holds at most the latest update:
@@ -50,7 +54,19 @@ type Sub struct {
 	C      chan Update
 	N      chan Notice
 	userID int64
+	// api: an API event stream, told every notice and every new version
+	// of a game waiting for them; a page is told only the notices it
+	// shows (PageNotices) and only when the games waiting change.
+	api     bool
+	dropped chan struct{}
+	once    sync.Once
 }
+
+// Dropped is closed when an API stream fell too far behind to be told
+// every notice (never for a page's).
+func (s *Sub) Dropped() <-chan struct{} { return s.dropped }
+
+func (s *Sub) drop() { s.once.Do(func() { close(s.dropped) }) }
 
 // Notice is something a person's pages are told once, as it happens: a
 // tournament they play starts, their table in one is ready.
@@ -58,13 +74,21 @@ type Notice struct {
 	Kind       string `json:"kind"`
 	Tournament int64  `json:"tournament"`
 	Game       int64  `json:"game,omitempty"`
+	// ID is what the notice is about when it is neither (an invitation).
+	ID int64 `json:"id,omitempty"`
 }
 
-// Notice applies a notice notification ("user:kind:tournament:game"): the
-// person's pages open here are told.
+// PageNotices are the kinds of notice the site's pages show (a
+// tournament's); the others (a game starts or ends, an invitation, a
+// rematch offer) go to API event streams only, the pages learning of
+// those from their own streams.
+var PageNotices = []string{"start", "table", "bye", "cancelled"}
+
+// Notice applies a notice notification ("user:kind:tournament:game", and
+// ":id" for some kinds): the person's streams open here are told.
 func (h *Hub) Notice(payload string) {
 	parts := strings.Split(payload, ":")
-	if len(parts) != 4 {
+	if len(parts) != 4 && len(parts) != 5 {
 		return
 	}
 	uid, err1 := strconv.ParseInt(parts[0], 10, 64)
@@ -74,6 +98,14 @@ func (h *Hub) Notice(payload string) {
 		return
 	}
 	n := Notice{Kind: parts[1], Tournament: tid, Game: gid}
+	if len(parts) == 5 {
+		id, err := strconv.ParseInt(parts[4], 10, 64)
+		if err != nil {
+			return
+		}
+		n.ID = id
+	}
+	page := slices.Contains(PageNotices, n.Kind)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p := h.people[uid]
@@ -81,10 +113,17 @@ func (h *Hub) Notice(payload string) {
 		return
 	}
 	for s := range p.subs {
+		if !s.api && !page {
+			continue
+		}
 		for {
 			select {
 			case s.N <- n:
 			default:
+				if s.api {
+					s.drop()
+					break
+				}
 				select {
 				case <-s.N: // the oldest gives way
 				default:
@@ -125,7 +164,22 @@ func New(store Store, now func() time.Time, log *slog.Logger) *Hub {
 // Subscribe opens a page's subscription and returns it with the person's
 // current update.
 func (h *Hub) Subscribe(ctx context.Context, userID int64) (*Sub, Update, error) {
-	s := &Sub{C: make(chan Update, 1), N: make(chan Notice, 4), userID: userID}
+	return h.subscribe(ctx, &Sub{C: make(chan Update, 1), N: make(chan Notice, 4), userID: userID})
+}
+
+// MaxAPINotices is how many notices an API event stream may have waiting;
+// a stream that falls further behind is dropped (Sub.Dropped) rather than
+// losing one, and its client reconnects.
+const MaxAPINotices = 64
+
+// SubscribeAPI opens an API event stream's subscription: every notice,
+// and an update at every new version of a game waiting for the person.
+func (h *Hub) SubscribeAPI(ctx context.Context, userID int64) (*Sub, Update, error) {
+	return h.subscribe(ctx, &Sub{C: make(chan Update, 1), N: make(chan Notice, MaxAPINotices), userID: userID, api: true, dropped: make(chan struct{})})
+}
+
+func (h *Hub) subscribe(ctx context.Context, s *Sub) (*Sub, Update, error) {
+	userID := s.userID
 	h.mu.Lock()
 	p := h.people[userID]
 	fresh := p == nil
@@ -202,12 +256,15 @@ func (h *Hub) Changed(payload string) {
 			p.send()
 		}
 	}
-	if p := h.people[turn]; p != nil && p.gone[game] < version {
+	// (Version 0 is news too: a game that starts with their decision.)
+	if p := h.people[turn]; p != nil && notGoneBy(p.gone, game, version) {
 		if v, ok := p.games[game]; !ok || v < version {
 			p.games[game] = version
 			h.index(game, turn)
 			if !ok {
 				p.send()
+			} else {
+				p.sendAPI()
 			}
 		}
 	}
@@ -329,6 +386,13 @@ func (h *Hub) load(ctx context.Context, ids []int64) error {
 	return nil
 }
 
+// notGoneBy reports whether a game had not left a person at a version
+// (or later).
+func notGoneBy(gone map[int64]int, game int64, version int) bool {
+	v, ok := gone[game]
+	return !ok || v < version
+}
+
 func (h *Hub) index(game, uid int64) {
 	m := h.byGame[game]
 	if m == nil {
@@ -348,9 +412,10 @@ func (h *Hub) unindex(game, uid int64) {
 }
 
 func (p *person) update() Update {
-	u := Update{MyTurn: len(p.games), Games: make([]int64, 0, len(p.games)), Invites: p.invites}
-	for g := range p.games {
+	u := Update{MyTurn: len(p.games), Games: make([]int64, 0, len(p.games)), Invites: p.invites, Versions: make(map[int64]int, len(p.games))}
+	for g, v := range p.games {
 		u.Games = append(u.Games, g)
+		u.Versions[g] = v
 	}
 	slices.Sort(u.Games)
 	return u
@@ -358,9 +423,18 @@ func (p *person) update() Update {
 
 // send hands the person's pages the latest update, replacing one they have
 // not read yet.
-func (p *person) send() {
+func (p *person) send() { p.sendTo(false) }
+
+// sendAPI tells only the API streams: a game still waiting for them has a
+// new version, which the pages' count does not show.
+func (p *person) sendAPI() { p.sendTo(true) }
+
+func (p *person) sendTo(apiOnly bool) {
 	u := p.update()
 	for s := range p.subs {
+		if apiOnly && !s.api {
+			continue
+		}
 		select {
 		case <-s.C:
 		default:

@@ -156,3 +156,69 @@ func TestInvitationsFollowTheirNotifications(t *testing.T) {
 		t.Fatal("no update after a resync")
 	}
 }
+
+// An API stream hears of every decision (the same player deciding again
+// after taking a card is a new version) and of every notice; a page
+// hears only when the games waiting change, and only the notices it
+// shows.
+func TestAPISubscriptionsHearEveryDecisionAndNotice(t *testing.T) {
+	h := New(&fakeStore{}, time.Now, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	page, _, _ := h.Subscribe(context.Background(), 7)
+	api, first, _ := h.SubscribeAPI(context.Background(), 7)
+	if first.MyTurn != 0 {
+		t.Fatalf("first %+v", first)
+	}
+	h.Changed("5:3:7")
+	latest(t, page, 1, 5)
+	latest(t, api, 1, 5)
+	h.Changed("5:4:7") // took the card, decides again
+	quiet(t, page)
+	select {
+	case u := <-api.C:
+		if u.Versions[5] != 4 {
+			t.Errorf("the API stream's update %+v, want game 5 at version 4", u)
+		}
+	default:
+		t.Fatal("the API stream did not hear of the new decision")
+	}
+	h.Notice("7:game_start:0:9")
+	h.Notice("7:invitation:0:9:12")
+	h.Notice("7:table:3:9")
+	got := func(s *Sub) []Notice {
+		var out []Notice
+		for {
+			select {
+			case n := <-s.N:
+				out = append(out, n)
+			default:
+				return out
+			}
+		}
+	}
+	if ns := got(page); len(ns) != 1 || ns[0].Kind != "table" {
+		t.Errorf("the page's notices %+v, want only the tournament's table", ns)
+	}
+	want := []Notice{{Kind: "game_start", Game: 9}, {Kind: "invitation", Game: 9, ID: 12}, {Kind: "table", Tournament: 3, Game: 9}}
+	if ns := got(api); !slices.Equal(ns, want) {
+		t.Errorf("the API stream's notices %+v, want %+v", ns, want)
+	}
+	// An API stream that falls MaxAPINotices behind is dropped rather
+	// than losing one.
+	for range MaxAPINotices + 1 {
+		h.Notice("7:game_end:0:9")
+	}
+	select {
+	case <-api.Dropped():
+	default:
+		t.Error("an API stream far behind is not dropped")
+	}
+}
+
+// A game that starts with someone's decision (version 0) is theirs at
+// once, not at the next resync.
+func TestAGameStartingWithYourDecisionIsYoursAtOnce(t *testing.T) {
+	h := New(&fakeStore{}, time.Now, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	page, _, _ := h.Subscribe(context.Background(), 7)
+	h.Changed("5:0:7")
+	latest(t, page, 1, 5)
+}

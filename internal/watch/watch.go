@@ -47,6 +47,12 @@ type Viewer struct {
 	// Moderator: the viewer is a moderator, who reads hidden chat
 	// messages too (marked as hidden).
 	Moderator bool
+	// API: the stream is the JSON API's (a line of JSON for each version,
+	// with the events since the last one sent; no chat, no watcher count).
+	API bool
+	// Since is the version an API client resumes after (-1: none, the
+	// whole view first).
+	Since int
 }
 
 // Key names one distinct view of a game version: everyone with the same
@@ -62,6 +68,11 @@ type Key struct {
 	// public).
 	Code string
 	Lang string
+	// API: the JSON API's line rather than the page's board.
+	API bool
+	// From is, for an API line, the version after which its events start
+	// (-1: the recent events, as a read of the game answers).
+	From int
 }
 
 // Role is a viewer's part at an open table.
@@ -78,7 +89,10 @@ const (
 // KeyFor says which view of a state a viewer gets.
 func KeyFor(st *games.State, v Viewer) Key {
 	seat, seated := st.SeatOf(v.UserID)
-	k := Key{Seat: seat, Lang: v.Lang}
+	k := Key{Seat: seat, Lang: v.Lang, API: v.API}
+	if v.API {
+		k.Lang = ""
+	}
 	if !seated && !st.Game.Public {
 		k.Code = v.Code
 	}
@@ -107,6 +121,9 @@ type Renderer interface {
 	Watchers(ctx context.Context, n int, lang string) ([]byte, error)
 	// Chat is the HTML of a game's chat messages in one channel.
 	Chat(ctx context.Context, gameID int64, l chat.Log, k ChatKey) ([]byte, error)
+	// GameLine is the API's line of JSON for a game in one view (k.API),
+	// ending in a newline.
+	GameLine(ctx context.Context, st *games.State, k Key) ([]byte, error)
 }
 
 // ChatKey names one distinct view of a game's chat.
@@ -181,7 +198,9 @@ func (q *queue) Take() ([]Frame, bool) {
 // is dropped.
 func (q *queue) deliver(f Frame) {
 	q.mu.Lock()
-	if f.Kind != "turn" && f.Kind != "notice" {
+	// An API line carries the events since the line before it, so none
+	// may replace another.
+	if f.Kind != "turn" && f.Kind != "notice" && f.Kind != KindGameLine {
 		for i := range q.pending {
 			if q.pending[i].Kind == f.Kind {
 				q.pending = append(q.pending[:i], q.pending[i+1:]...)
@@ -202,6 +221,9 @@ func (q *queue) deliver(f Frame) {
 	}
 }
 
+// KindGameLine is the kind of an API stream's frame.
+const KindGameLine = "game"
+
 // Sub is one open stream.
 type Sub struct {
 	queue
@@ -209,6 +231,9 @@ type Sub struct {
 	room   *room
 	// chatKey is the chat view last sent (zero: none yet).
 	chatKey ChatKey
+	// sent is, for an API stream, the version of the last line handed to
+	// it (-1: none yet); the next line's events start after it.
+	sent int
 }
 
 // room is one watched game in this instance.
@@ -300,7 +325,7 @@ func (h *Hub) Subscribe(ctx context.Context, gameID int64, v Viewer) (*Sub, Fram
 		r = &room{id: gameID, subs: map[*Sub]struct{}{}, ready: make(chan struct{})}
 		h.rooms[gameID] = r
 	}
-	sub := &Sub{queue: queue{Wake: make(chan struct{}, 1)}, viewer: v, room: r}
+	sub := &Sub{queue: queue{Wake: make(chan struct{}, 1)}, viewer: v, room: r, sent: -1}
 	// Counted in at once, so that the room outlives its first load.
 	r.mu.Lock()
 	r.subs[sub] = struct{}{}
@@ -333,6 +358,9 @@ func (h *Hub) Subscribe(ctx context.Context, gameID int64, v Viewer) (*Sub, Fram
 		h.Unsubscribe(sub)
 		return nil, Frame{}, err
 	}
+	if v.API {
+		return h.subscribeAPI(ctx, r, st, sub)
+	}
 	f, err := h.frameFor(ctx, r, st, sub)
 	if err != nil {
 		h.Unsubscribe(sub)
@@ -351,6 +379,68 @@ func (h *Hub) Subscribe(ctx context.Context, gameID int64, v Viewer) (*Sub, Fram
 		}
 	}
 	return sub, f, nil
+}
+
+// subscribeAPI gives an API stream its first line: the whole view, or
+// the events since the version it resumes after. A version the hub has
+// not read yet (another instance served it) gets the whole view.
+func (h *Hub) subscribeAPI(ctx context.Context, r *room, st *games.State, sub *Sub) (*Sub, Frame, error) {
+	k := KeyFor(st, sub.viewer)
+	k.From = sub.viewer.Since
+	if k.From > st.Game.Version {
+		k.From = -1
+	}
+	f, err := h.lineFor(ctx, r, st, k)
+	if err != nil {
+		h.Unsubscribe(sub)
+		return nil, Frame{}, err
+	}
+	sub.mu.Lock()
+	sub.sent = st.Game.Version
+	sub.mu.Unlock()
+	// A reload that ran between the read above and now passed this
+	// stream by (it had no line yet): read the game once more.
+	r.mu.Lock()
+	moved := r.state != st
+	r.mu.Unlock()
+	if moved {
+		h.refresh(r)
+	}
+	return sub, f, nil
+}
+
+// lineFor returns an API line of st in view k, drawn once per view, state
+// and starting version.
+func (h *Hub) lineFor(ctx context.Context, r *room, st *games.State, k Key) (Frame, error) {
+	return h.drawOnce(r, st, k, func() (Frame, error) {
+		line, err := h.render.GameLine(ctx, st, k)
+		if err != nil {
+			return Frame{}, err
+		}
+		return Frame{Kind: KindGameLine, Data: line, Digest: views.BoardDigest(line)}, nil
+	})
+}
+
+// sendLine hands an API stream the line of a newer state, with the events
+// since the last line it was handed.
+func (h *Hub) sendLine(ctx context.Context, r *room, st *games.State, s *Sub) error {
+	s.mu.Lock()
+	from := s.sent
+	s.mu.Unlock()
+	if from < 0 {
+		return nil // its first line is still being drawn
+	}
+	k := KeyFor(st, s.viewer)
+	k.From = from
+	f, err := h.lineFor(ctx, r, st, k)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.sent = st.Game.Version
+	s.mu.Unlock()
+	s.deliver(f)
+	return nil
 }
 
 // sendChat gives a stream the chat view it reads of the room's chat,
@@ -423,7 +513,7 @@ func (h *Hub) reloadChat(r *room) {
 		return
 	}
 	for _, s := range subs {
-		if st.CanSee(s.viewer.UserID, s.viewer.Code) {
+		if !s.viewer.API && st.CanSee(s.viewer.UserID, s.viewer.Code) {
 			h.sendChat(ctx, r, st, s)
 		}
 	}
@@ -450,6 +540,18 @@ func (h *Hub) Unsubscribe(s *Sub) {
 // per view and state.
 func (h *Hub) frameFor(ctx context.Context, r *room, st *games.State, s *Sub) (Frame, error) {
 	k := KeyFor(st, s.viewer)
+	return h.drawOnce(r, st, k, func() (Frame, error) {
+		html, err := h.render.Board(ctx, st, k)
+		if err != nil {
+			return Frame{}, err
+		}
+		return Frame{Kind: "board", Data: EventBytes("board", html), Digest: views.BoardDigest(html)}, nil
+	})
+}
+
+// drawOnce returns the frame of view k of st, drawing it with draw once
+// per view and state, however many streams ask at once.
+func (h *Hub) drawOnce(r *room, st *games.State, k Key, draw func() (Frame, error)) (Frame, error) {
 	lookup := func() (Frame, bool) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -467,12 +569,11 @@ func (h *Hub) frameFor(ctx context.Context, r *room, st *games.State, s *Sub) (F
 	if f, ok := lookup(); ok {
 		return f, nil // drawn while this stream waited
 	}
-	html, err := h.render.Board(ctx, st, k)
+	f, err := draw()
 	if err != nil {
 		return Frame{}, err
 	}
 	h.renders.Add(1)
-	f := Frame{Kind: "board", Data: EventBytes("board", html), Digest: views.BoardDigest(html)}
 	r.mu.Lock()
 	if r.state == st {
 		r.frames[k] = f
@@ -565,6 +666,13 @@ func (h *Hub) reload(r *room) {
 	r.mu.Unlock()
 	for _, s := range subs {
 		if !st.CanSee(s.viewer.UserID, s.viewer.Code) {
+			continue
+		}
+		if s.viewer.API {
+			if err := h.sendLine(ctx, r, st, s); err != nil {
+				h.log.Warn("watch: render game line", "game", r.id, "err", err)
+				return
+			}
 			continue
 		}
 		f, err := h.frameFor(ctx, r, st, s)
@@ -662,6 +770,9 @@ func (h *Hub) Flush(ctx context.Context) error {
 			continue
 		}
 		for _, s := range c.subs {
+			if s.viewer.API {
+				continue
+			}
 			key := s.viewer.Lang + "\x00" + strconv.Itoa(w.Watchers)
 			f, ok := frames[key]
 			if !ok {

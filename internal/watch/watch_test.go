@@ -72,3 +72,22 @@ func TestEventBytesPrefixesEveryLine(t *testing.T) {
 		t.Errorf("EventBytes = %q, want %q", got, want)
 	}
 }
+
+// An API stream's lines each carry the events since the one before, so
+// none replaces another; a reader that falls MaxPending lines behind is
+// dropped (it resumes from its last version) rather than waited on.
+func TestAPILinesNeverReplaceEachOther(t *testing.T) {
+	s := &Sub{queue: queue{Wake: make(chan struct{}, 1)}}
+	s.deliver(Frame{Kind: KindGameLine, Digest: "v1"})
+	s.deliver(Frame{Kind: KindGameLine, Digest: "v2"})
+	frames, dropped := s.Take()
+	if dropped || len(frames) != 2 || frames[0].Digest != "v1" || frames[1].Digest != "v2" {
+		t.Fatalf("frames %+v, dropped %v; want v1 then v2", frames, dropped)
+	}
+	for i := range MaxPending + 1 {
+		s.deliver(Frame{Kind: KindGameLine, Digest: string(rune('a' + i%26))})
+	}
+	if _, dropped := s.Take(); !dropped {
+		t.Error("a reader more than MaxPending lines behind is not dropped")
+	}
+}
