@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"nothanks/internal/accounts"
+	"nothanks/internal/apistream"
+	"nothanks/internal/botaccounts"
 	"nothanks/internal/chat"
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
@@ -48,11 +50,13 @@ const (
 
 // App is the assembled application.
 type App struct {
-	Handler  http.Handler
-	Accounts *accounts.Service
-	Games    *games.Service
-	Ranked   *ranked.Service
-	Notify   *notify.Service
+	Handler http.Handler
+	// APIStreams holds the API's streams open here.
+	APIStreams *apistream.Registry
+	Accounts   *accounts.Service
+	Games      *games.Service
+	Ranked     *ranked.Service
+	Notify     *notify.Service
 	// Push notifies people's devices through their push services.
 	Push *push.Service
 	// Watch serves the games' event streams of this instance.
@@ -157,10 +161,36 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	md := moderation.New(store, clk, acc.ForgetToken)
 	pv := privacy.New(store, acc, g, clk)
 	m := metrics.New(store.DB.DB, store, clk.Now, log)
+	streams := apistream.New(apistream.MaxPerToken, store, hub.Instance, clk.Now)
+	// A token's cached check is dropped when it is revoked, its account
+	// disabled or turned into a bot account: its streams here end if the
+	// token no longer works (a bot account's go on).
+	acc.OnRevoke(func(hash string) {
+		if streams.Count(hash) > 0 {
+			go recheckStreams(acc, streams, log, hash)
+		}
+	}, func() { go recheckStreams(acc, streams, log, streams.Tokens()...) })
 	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
-		People: pp, Push: ps, Chat: ch, Moderation: md, Privacy: pv, Clock: clk, Log: log,
+		People: pp, Push: ps, APIStreams: streams, Chat: ch, Moderation: md, Privacy: pv, Bots: botaccounts.New(store, r, acc.ForgetToken, clk), Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, APIStreams: streams, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+}
+
+// recheckStreams ends the API streams of those tokens that no longer
+// work (revoked, or their account disabled or deleted).
+func recheckStreams(acc *accounts.Service, streams *apistream.Registry, log *slog.Logger, tokens ...string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, t := range tokens {
+		live, err := acc.TokenLive(ctx, t)
+		if err != nil {
+			log.Warn("check a streaming token", "err", err)
+			return
+		}
+		if !live {
+			streams.Revoked(t)
+		}
+	}
 }
 
 // AnalysisEvery is how often an instance looks for finished games to
@@ -180,7 +210,11 @@ const PresenceEvery = 10 * time.Second
 // hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(10)
+	wg.Add(11)
+	go func() {
+		defer wg.Done()
+		a.APIStreams.Run(ctx, a.log)
+	}()
 	handlers := live.Handlers{
 		db.GameChannel: func(payload string) {
 			if id, ok := live.GameID(payload); ok {

@@ -7,6 +7,7 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Code classifies an error for the user and for HTTP.
@@ -35,6 +36,9 @@ type Error struct {
 	// language.
 	Format string
 	Args   []any
+	// RetryAfter, for a TooMany error, is when trying again may succeed (0:
+	// not said); HTTP answers send it as Retry-After.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -122,6 +126,16 @@ func FieldsIn(err error, tr Translator) map[string]string {
 		out[k] = tr(v)
 	}
 	return out
+}
+
+// RetryAfterOf returns how long err says to wait before trying again (0:
+// it does not say).
+func RetryAfterOf(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
 }
 
 // FieldsOf returns the field errors of err, if any.

@@ -67,6 +67,9 @@ type Seat struct {
 	Place     *int      `db:"place" json:"place"`
 	// VacationUntil is the player's vacation, if they are on one.
 	VacationUntil *time.Time `db:"vacation_until" json:"vacation_until"`
+	// BotAccount: the seat's account is a bot account (docs/bots.md), not
+	// a person's; a server bot's seat (BotLevel) is not an account.
+	BotAccount bool `db:"bot_account" json:"bot_account"`
 }
 
 // Move is a row of moves.
@@ -230,7 +233,7 @@ func (s *Store) GameByInvite(ctx context.Context, code string) (Game, error) {
 	return g, nil
 }
 
-const seatColumns = `s.id, s.game_id, s.seat, s.user_id, u.username, s.bot_level, s.bot_number, s.joined_at, s.timeouts, s.abandoned, s.total, s.place, u.vacation_until`
+const seatColumns = `s.id, s.game_id, s.seat, s.user_id, u.username, s.bot_level, s.bot_number, s.joined_at, s.timeouts, s.abandoned, s.total, s.place, u.vacation_until, COALESCE(u.bot, false) AS bot_account`
 
 func seats(ctx context.Context, q queryer, gameID int64) ([]Seat, error) {
 	var out []Seat
@@ -563,6 +566,9 @@ type GameSummary struct {
 	// UnreadChat counts the messages in the players' chat the person has
 	// not seen (their own list of games only).
 	UnreadChat int `db:"unread_chat"`
+	// BotAccounts marks the seats of bot accounts (docs/bots.md), in the
+	// order of Players.
+	BotAccounts pq.BoolArray `db:"bot_accounts"`
 }
 
 const summaryColumns = gameColumns + `,
@@ -570,6 +576,8 @@ const summaryColumns = gameColumns + `,
 	      WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS players,
 	ARRAY(SELECT COALESCE(s.bot_level, '') FROM game_seats s WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS bot_levels,
 	ARRAY(SELECT COALESCE(s.bot_number, 0) FROM game_seats s WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS bot_numbers,
+	ARRAY(SELECT COALESCE(u.bot, false) FROM game_seats s LEFT JOIN users u ON u.id = s.user_id
+	      WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS bot_accounts,
 	(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id) AS taken,
 	(SELECT username FROM users WHERE id = g.turn_user_id) AS turn_name`
 

@@ -28,6 +28,8 @@ type Invite struct {
 	// with its code.
 	Public     bool   `db:"public"`
 	InviteCode string `db:"invite_code"`
+	// FromBot: the invitation comes from a bot account (docs/bots.md).
+	FromBot bool `db:"from_bot"`
 }
 
 // TablePath is the address of the table an invitation is to (with its
@@ -43,7 +45,7 @@ func (i Invite) TablePath() string {
 var ErrInvited = errors.New("db: invited already")
 
 const inviteColumns = `i.id, i.game_id, i.from_user, i.to_user, i.status, i.created_at, i.expires_at,
-	f.username AS from_name, t.username AS to_name, g.pace, g.seats, g.public, g.invite_code,
+	f.username AS from_name, f.bot AS from_bot, t.username AS to_name, g.pace, g.seats, g.public, g.invite_code,
 	(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id) AS taken`
 
 const inviteFrom = ` FROM invites i JOIN users f ON f.id = i.from_user JOIN users t ON t.id = i.to_user JOIN games g ON g.id = i.game_id`
@@ -67,6 +69,7 @@ func (s *Store) CreateInvite(ctx context.Context, gameID, from, to int64, now, e
 			return fmt.Errorf("db: create invite: %w", err)
 		}
 		tx.notes = append(tx.notes, note{InviteChannel, fmt.Sprint(to)})
+		tx.NoticeAbout(to, NoticeInvitation, 0, gameID, id)
 		if mail {
 			return tx.EnqueueMail(ctx, Mail{UserID: to, Kind: MailInvite, GameID: &gameID, SendAfter: now, CreatedAt: now})
 		}

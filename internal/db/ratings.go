@@ -68,47 +68,50 @@ type LadderRow struct {
 }
 
 // Ladder lists established players (at least minGames ranked games) by
-// rating, a page at a time, with their rank.
-func (s *Store) Ladder(ctx context.Context, minGames, limit, offset int) ([]LadderRow, error) {
+// rating, a page at a time, with their rank: people, or bot accounts when
+// bots is set (the bot ladder).
+func (s *Store) Ladder(ctx context.Context, bots bool, minGames, limit, offset int) ([]LadderRow, error) {
 	var out []LadderRow
 	err := sel(ctx, s.DB, &out, `
 		SELECT rank, id, username, rating, ranked_games, ranked_wins FROM (
 			SELECT rank() OVER (ORDER BY rating DESC) AS rank, id, username, rating, ranked_games, ranked_wins
-			FROM users WHERE ranked_games >= $1 AND deleted_at IS NULL
-		) l ORDER BY rank, id LIMIT $2 OFFSET $3`, minGames, limit, offset)
+			FROM users WHERE ranked_games >= $1 AND deleted_at IS NULL AND bot = $4
+		) l ORDER BY rank, id LIMIT $2 OFFSET $3`, minGames, limit, offset, bots)
 	if err != nil {
 		return nil, fmt.Errorf("db: ladder: %w", err)
 	}
 	return out, nil
 }
 
-// CountLadder counts established players.
-func (s *Store) CountLadder(ctx context.Context, minGames int) (int, error) {
+// CountLadder counts established players (bot accounts when bots is set).
+func (s *Store) CountLadder(ctx context.Context, bots bool, minGames int) (int, error) {
 	var n int
-	if err := get(ctx, s.DB, &n, `SELECT count(*) FROM users WHERE ranked_games >= $1 AND deleted_at IS NULL`, minGames); err != nil {
+	if err := get(ctx, s.DB, &n, `SELECT count(*) FROM users WHERE ranked_games >= $1 AND deleted_at IS NULL AND bot = $2`, minGames, bots); err != nil {
 		return 0, fmt.Errorf("db: count ladder: %w", err)
 	}
 	return n, nil
 }
 
-// Provisional lists players with ranked games but fewer than minGames.
-func (s *Store) Provisional(ctx context.Context, minGames, limit int) ([]LadderRow, error) {
+// Provisional lists players with ranked games but fewer than minGames
+// (bot accounts when bots is set).
+func (s *Store) Provisional(ctx context.Context, bots bool, minGames, limit int) ([]LadderRow, error) {
 	var out []LadderRow
 	err := sel(ctx, s.DB, &out, `
 		SELECT 0 AS rank, id, username, rating, ranked_games, ranked_wins FROM users
-		WHERE ranked_games > 0 AND ranked_games < $1 AND deleted_at IS NULL ORDER BY rating DESC, id LIMIT $2`, minGames, limit)
+		WHERE ranked_games > 0 AND ranked_games < $1 AND deleted_at IS NULL AND bot = $3 ORDER BY rating DESC, id LIMIT $2`, minGames, limit, bots)
 	if err != nil {
 		return nil, fmt.Errorf("db: provisional players: %w", err)
 	}
 	return out, nil
 }
 
-// RankOf returns a player's rank among established players (0: unranked).
+// RankOf returns a player's rank among established players of their own
+// ladder, people or bots (0: unranked).
 func (s *Store) RankOf(ctx context.Context, userID int64, minGames int) (int, error) {
 	var rank int
 	err := get(ctx, s.DB, &rank, `
 		SELECT CASE WHEN u.ranked_games >= $2
-			THEN (SELECT count(*) + 1 FROM users o WHERE o.ranked_games >= $2 AND o.deleted_at IS NULL AND o.rating > u.rating) ELSE 0 END
+			THEN (SELECT count(*) + 1 FROM users o WHERE o.ranked_games >= $2 AND o.deleted_at IS NULL AND o.bot = u.bot AND o.rating > u.rating) ELSE 0 END
 		FROM users u WHERE u.id = $1`, userID, minGames)
 	if err != nil {
 		return 0, fmt.Errorf("db: rank of %d: %w", userID, notFound(err))
@@ -185,15 +188,24 @@ type QueueEntry struct {
 	GameID    *int64        `db:"game_id"`
 	MatchedAt *time.Time    `db:"matched_at"`
 	Rating    float64       `db:"rating"`
+	// Pool is whom the player waits for: PoolPeople or PoolBots.
+	Pool string `db:"pool"`
 }
 
-// JoinQueue puts a player in the queue, or changes their choice.
-func (s *Store) JoinQueue(ctx context.Context, userID int64, sizes []int64, pace string, at time.Time) error {
+// The queue's pools: people are matched with people, bot accounts with
+// bot accounts, never across.
+const (
+	PoolPeople = "people"
+	PoolBots   = "bots"
+)
+
+// JoinQueue puts a player in a pool of the queue, or changes their choice.
+func (s *Store) JoinQueue(ctx context.Context, userID int64, pool string, sizes []int64, pace string, at time.Time) error {
 	return exec(ctx, s.DB, "join queue", `
-		INSERT INTO ranked_queue (user_id, sizes, pace, joined_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (user_id) DO UPDATE SET sizes = EXCLUDED.sizes, pace = EXCLUDED.pace,
+		INSERT INTO ranked_queue (user_id, sizes, pace, joined_at, pool) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (user_id) DO UPDATE SET sizes = EXCLUDED.sizes, pace = EXCLUDED.pace, pool = EXCLUDED.pool,
 			joined_at = CASE WHEN ranked_queue.game_id IS NULL THEN ranked_queue.joined_at ELSE EXCLUDED.joined_at END,
-			game_id = NULL, matched_at = NULL`, userID, pq.Array(sizes), pace, at)
+			game_id = NULL, matched_at = NULL`, userID, pq.Array(sizes), pace, at, pool)
 }
 
 // LeaveQueue removes a player from the queue.
@@ -205,7 +217,7 @@ func (s *Store) LeaveQueue(ctx context.Context, userID int64) error {
 func (s *Store) QueueEntryOf(ctx context.Context, userID int64) (QueueEntry, error) {
 	var e QueueEntry
 	err := get(ctx, s.DB, &e, `
-		SELECT q.user_id, q.sizes, q.pace, q.joined_at, q.game_id, q.matched_at, u.rating
+		SELECT q.user_id, q.sizes, q.pace, q.joined_at, q.game_id, q.matched_at, u.rating, q.pool
 		FROM ranked_queue q JOIN users u ON u.id = q.user_id WHERE q.user_id = $1`, userID)
 	if err != nil {
 		return QueueEntry{}, fmt.Errorf("db: queue entry: %w", notFound(err))
@@ -213,13 +225,13 @@ func (s *Store) QueueEntryOf(ctx context.Context, userID int64) (QueueEntry, err
 	return e, nil
 }
 
-// CountWaiting counts players waiting, by pace.
-func (s *Store) CountWaiting(ctx context.Context) (map[string]int, error) {
+// CountWaiting counts the players waiting in a pool, by pace.
+func (s *Store) CountWaiting(ctx context.Context, pool string) (map[string]int, error) {
 	var rows []struct {
 		Pace string `db:"pace"`
 		N    int    `db:"n"`
 	}
-	if err := sel(ctx, s.DB, &rows, `SELECT pace, count(*) AS n FROM ranked_queue WHERE game_id IS NULL GROUP BY pace`); err != nil {
+	if err := sel(ctx, s.DB, &rows, `SELECT pace, count(*) AS n FROM ranked_queue WHERE game_id IS NULL AND pool = $1 GROUP BY pace`, pool); err != nil {
 		return nil, fmt.Errorf("db: count waiting: %w", err)
 	}
 	out := map[string]int{}
@@ -243,7 +255,7 @@ func (t *Tx) LockMatcher(ctx context.Context) (bool, error) {
 func (t *Tx) WaitingForUpdate(ctx context.Context) ([]QueueEntry, error) {
 	var out []QueueEntry
 	err := sel(ctx, t.tx, &out, `
-		SELECT q.user_id, q.sizes, q.pace, q.joined_at, q.game_id, q.matched_at, u.rating
+		SELECT q.user_id, q.sizes, q.pace, q.joined_at, q.game_id, q.matched_at, u.rating, q.pool
 		FROM ranked_queue q JOIN users u ON u.id = q.user_id
 		WHERE q.game_id IS NULL FOR UPDATE OF q`)
 	if err != nil {

@@ -34,6 +34,9 @@ type User struct {
 	DisabledAt *time.Time `db:"disabled_at"`
 	// DeletedAt: they deleted the account; the row keeps their seats.
 	DeletedAt *time.Time `db:"deleted_at"`
+	// Bot: a bot account (docs/bots.md), for good: it plays through the
+	// API only, and ranked games among bots only.
+	Bot bool `db:"bot"`
 }
 
 // Active reports whether the account may be used: not disabled by a
@@ -51,7 +54,7 @@ var (
 	ErrEmailTaken    = errors.New("db: email taken")
 )
 
-const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound, guest, lang, admin, silenced_until, disabled_at, deleted_at`
+const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound, guest, lang, admin, silenced_until, disabled_at, deleted_at, bot`
 
 // CreateUser inserts a user; a name or email taken (ignoring case) gives
 // ErrUsernameTaken or ErrEmailTaken.

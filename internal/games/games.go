@@ -160,6 +160,11 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput) (int
 	now := s.clock.Now()
 	var id int64
 	err = s.store.Tx(ctx, func(tx *db.Tx) error {
+		if in.Ranked {
+			if err := peopleOnly(ctx, tx, userID); err != nil {
+				return err
+			}
+		}
 		var err error
 		id, err = tx.CreateGame(ctx, db.Game{
 			CreatorID: userID, Options: opts, Seats: in.Seats, Public: !in.Private, InviteCode: code,
@@ -170,6 +175,9 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput) (int
 		}
 		return tx.AddSeat(ctx, id, &userID, nil, nil, now)
 	})
+	if errors.Is(err, ErrBotRanked) {
+		return 0, err
+	}
 	if err != nil {
 		return 0, apperr.Wrap(err, apperr.Internal, "could not create the game")
 	}
@@ -241,6 +249,11 @@ func (s *Service) Join(ctx context.Context, userID, gameID int64, code string) e
 		if len(seats) >= g.Seats {
 			return apperr.E(apperr.Conflict, "This table is full.")
 		}
+		if g.Ranked {
+			if err := peopleOnly(ctx, tx, userID); err != nil {
+				return err
+			}
+		}
 		now := s.clock.Now()
 		if err := tx.AddSeat(ctx, gameID, &userID, nil, nil, now); err != nil {
 			if errors.Is(err, db.ErrAlreadySeated) {
@@ -253,6 +266,23 @@ func (s *Service) Join(ctx context.Context, userID, gameID int64, code string) e
 		}
 		return tx.NotifyGame(ctx, gameID, g.Version)
 	})
+}
+
+// ErrBotRanked refuses a bot account a seat at a ranked table of people:
+// bots play ranked among bots, from the bot queue (docs/bots.md).
+var ErrBotRanked = apperr.E(apperr.Forbidden, "Bot accounts cannot play ranked games with people; join the bot queue.")
+
+// peopleOnly refuses a bot account a ranked table made by hand (the
+// matcher seats bot accounts among bots only).
+func peopleOnly(ctx context.Context, tx *db.Tx, userID int64) error {
+	bot, err := tx.IsBot(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if bot {
+		return ErrBotRanked
+	}
+	return nil
 }
 
 // Leave takes a user's seat back before the game starts. When the creator
@@ -372,6 +402,11 @@ func (s *Service) start(ctx context.Context, tx *db.Tx, g db.Game, now time.Time
 	}
 	if !ok {
 		return apperr.E(apperr.Conflict, "The game changed while starting.")
+	}
+	for _, seat := range seats {
+		if seat.UserID != nil {
+			tx.Notice(*seat.UserID, db.NoticeGameStart, tournamentOf(g), g.ID)
+		}
 	}
 	// The first player to decide hears of it like any other.
 	if err := s.enqueueMails(ctx, tx, g, seats, st, -1, now); err != nil {
@@ -654,6 +689,11 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Acti
 				return nil, err
 			}
 		}
+		for _, seat := range seats {
+			if seat.UserID != nil {
+				tx.Notice(*seat.UserID, db.NoticeGameEnd, tournamentOf(g), g.ID)
+			}
+		}
 		if s.onFinish != nil && g.TournamentID != nil {
 			if err := s.onFinish(ctx, tx, d.after, placings, d.now); err != nil {
 				return nil, err
@@ -668,11 +708,19 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Acti
 	return d.after, nil
 }
 
-// hasPerson reports whether a person holds a seat (a game of bots only is
-// not analysed).
+// tournamentOf is the id of a game's tournament, 0 for none.
+func tournamentOf(g db.Game) int64 {
+	if g.TournamentID == nil {
+		return 0
+	}
+	return *g.TournamentID
+}
+
+// hasPerson reports whether a person holds a seat (a game of bots only,
+// server bots or bot accounts, is not analysed).
 func hasPerson(seats []db.Seat) bool {
 	for _, st := range seats {
-		if st.UserID != nil {
+		if st.UserID != nil && !st.BotAccount {
 			return true
 		}
 	}

@@ -96,6 +96,18 @@ func SummaryNames(g db.GameSummary) []string {
 	return out
 }
 
+// SummaryBotAccounts are the names of a listed game's seats that are bot
+// accounts' (docs/bots.md), never nil.
+func SummaryBotAccounts(g db.GameSummary) []string {
+	out := []string{}
+	for i, name := range SummaryNames(g) {
+		if i < len(g.BotAccounts) && g.BotAccounts[i] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // SeatNames lists the names of a started game's seats in seat order.
 func (t *Table) SeatNames() []string {
 	names := make([]string, 0, len(t.Seats))

@@ -146,7 +146,7 @@ func (s *Server) settingsView(c echo.Context) (views.SettingsView, error) {
 	}
 	return views.SettingsView{
 		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, PendingEmail: deref(u.PendingEmail), TurnSound: u.TurnSound,
-		OtherSessions: others, Notifications: n, Devices: devices,
+		OtherSessions: others, Notifications: n, Devices: devices, Bot: views.BotAccountView{Bot: u.Bot},
 	}, nil
 }
 

@@ -59,6 +59,8 @@ type apiGame struct {
 	// UnreadChat: in your own list, the messages in the players' chat you
 	// have not read (reading the table or its chat marks them read).
 	UnreadChat int `json:"unread_chat"`
+	// BotAccounts are the names among Players that are bot accounts'.
+	BotAccounts []string `json:"bot_accounts"`
 }
 
 func (s *Server) apiGameOf(g db.GameSummary, userID int64) apiGame {
@@ -68,7 +70,7 @@ func (s *Server) apiGameOf(g db.GameSummary, userID int64) apiGame {
 		ID: g.ID, URL: fmt.Sprintf("%s/games/%d", s.cfg.BaseURL, g.ID), Status: g.Status, Options: o, Seats: g.Seats,
 		Taken: g.Taken, Players: games.SummaryNames(g), Public: g.Public, Ranked: g.Ranked, Pace: g.Pace, TurnSeconds: g.TurnSeconds,
 		YourTurn:   g.Status == db.StatusPlaying && g.TurnUserID != nil && *g.TurnUserID == userID,
-		UnreadChat: g.UnreadChat,
+		UnreadChat: g.UnreadChat, BotAccounts: games.SummaryBotAccounts(g),
 	}
 }
 
@@ -118,6 +120,9 @@ type apiPlayer struct {
 	Seat *int   `json:"seat"`
 	Name string `json:"name"`
 	Bot  string `json:"bot,omitempty"`
+	// BotAccount: the player is a bot account (docs/bots.md); Bot is a
+	// bot of the server's.
+	BotAccount bool `json:"bot_account"`
 }
 
 // RecentEvents is how much of the round's log an API answer carries by
@@ -166,7 +171,7 @@ func (s *Server) apiTableOf(t *games.Table, log logShown) apiTable {
 		out.View = &v
 	}
 	for _, st := range t.Seats {
-		p := apiPlayer{Seat: st.Seat, Name: games.Name(st)}
+		p := apiPlayer{Seat: st.Seat, Name: games.Name(st), BotAccount: st.BotAccount}
 		if st.BotLevel != nil {
 			p.Bot = *st.BotLevel
 		}
@@ -185,7 +190,7 @@ func (s *Server) apiTableOf(t *games.Table, log logShown) apiTable {
 
 func (s *Server) apiMe(c echo.Context) error {
 	u := apiUser(c)
-	return c.JSON(http.StatusOK, map[string]any{"id": u.ID, "username": u.Username})
+	return c.JSON(http.StatusOK, map[string]any{"id": u.ID, "username": u.Username, "bot": u.Bot})
 }
 
 func (s *Server) apiOpenGames(c echo.Context) error {

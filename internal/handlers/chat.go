@@ -21,7 +21,7 @@ import (
 
 // Chat is the HTML of one channel of a game's chat, for the streams.
 func (r streamRenderer) Chat(ctx context.Context, gameID int64, l chat.Log, k watch.ChatKey) ([]byte, error) {
-	ctx = i18n.With(ctx, i18n.Or(k.Lang))
+	ctx = r.s.withBotAccounts(i18n.With(ctx, i18n.Or(k.Lang)))
 	var buf bytes.Buffer
 	if err := views.ChatBody(chatView(gameID, k, l.Channel(k.Channel))).Render(ctx, &buf); err != nil {
 		return nil, fmt.Errorf("render chat: %w", err)

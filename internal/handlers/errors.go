@@ -3,7 +3,9 @@ package handlers
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -139,6 +141,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// The page must not wait on the database that is short of
 		// connections: no session, no user.
 		page = plainPage
+	}
+	if wait := apperr.RetryAfterOf(err); wait > 0 && code == apperr.TooMany {
+		c.Response().Header().Set(echo.HeaderRetryAfter, strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 	}
 	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
 		_ = c.JSON(status, apiError{Error: apiErrorBody{Code: string(code), Message: msg, Fields: fieldsOf(c.Request().Context(), err)}})

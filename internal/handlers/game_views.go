@@ -101,6 +101,14 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 		v.TournamentID = *g.TournamentID
 	}
 	v.Code, v.Query = k.Code, views.CodeQuery(k.Code)
+	for _, st := range t.Seats {
+		if st.BotAccount {
+			if v.BotAccounts == nil {
+				v.BotAccounts = views.BotAccountNames{}
+			}
+			v.BotAccounts[games.Name(st)] = true
+		}
+	}
 	v.Seated = k.Seat != engine.Spectator || k.Role >= watch.Seated
 	if g.Status == db.StatusOpen {
 		v.Lobby = s.lobbyView(ctx, t, k)

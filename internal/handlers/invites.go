@@ -173,7 +173,7 @@ func (s *Server) apiTableInvites(c echo.Context) error {
 
 func inviteJSON(inv db.Invite) map[string]any {
 	return map[string]any{"id": inv.ID, "game_id": inv.GameID, "from": inv.FromName, "pace": inv.Pace,
-		"seats": inv.Seats, "taken": inv.Taken, "expires_at": inv.ExpiresAt}
+		"seats": inv.Seats, "taken": inv.Taken, "expires_at": inv.ExpiresAt, "from_bot_account": inv.FromBot}
 }
 
 func (s *Server) apiAcceptInvite(c echo.Context) error {

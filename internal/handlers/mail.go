@@ -139,6 +139,9 @@ func (s *Server) moveLink(c echo.Context) error {
 	if err := s.signed(c, "move"); err != nil {
 		return s.staleMove(c, err)
 	}
+	if err := s.botLink(c); err != nil {
+		return err
+	}
 	gameID := queryInt(c, "g")
 	kind := engine.ActionKind(c.QueryParam("k"))
 	label := map[engine.ActionKind]string{engine.Take: tr(c, "Take the card"), engine.Pass: tr(c, "No thanks!")}[kind]
@@ -170,6 +173,9 @@ func (s *Server) moveLink(c echo.Context) error {
 func (s *Server) move(c echo.Context) error {
 	if err := s.signed(c, "move"); err != nil {
 		return s.staleMove(c, err)
+	}
+	if err := s.botLink(c); err != nil {
+		return err
 	}
 	userID, gameID := queryInt(c, "u"), queryInt(c, "g")
 	version, _ := strconv.Atoi(c.QueryParam("v"))

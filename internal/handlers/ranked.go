@@ -17,9 +17,19 @@ import (
 	"nothanks/internal/views"
 )
 
+// ladderPool is the ladder a request asks for: ?pool=bots is the bot
+// ladder (docs/bots.md), anything else the people's.
+func ladderPool(c echo.Context) ranked.Pool {
+	if c.QueryParam("pool") == string(ranked.Bots) {
+		return ranked.Bots
+	}
+	return ranked.People
+}
+
 func (s *Server) ladder(c echo.Context) error {
 	page, _ := strconv.Atoi(c.QueryParam("page"))
-	l, err := s.ranked.Ladder(c.Request().Context(), page, viewerID(c))
+	pool := ladderPool(c)
+	l, err := s.ranked.Ladder(c.Request().Context(), pool, page, currentUser(c))
 	if err != nil {
 		return err
 	}
@@ -27,7 +37,7 @@ func (s *Server) ladder(c echo.Context) error {
 	row := func(r db.LadderRow) views.LadderRow {
 		return views.LadderRow{Rank: r.Rank, Name: r.Username, Rating: int(math.Round(r.Rating)), Games: r.Games, Wins: r.Wins, Me: me != nil && *me == r.UserID}
 	}
-	v := views.LadderView{Page: l.Page, Pages: l.Pages, MyRank: l.MyRank, MyPage: l.MyPage, LoggedIn: me != nil}
+	v := views.LadderView{Page: l.Page, Pages: l.Pages, MyRank: l.MyRank, MyPage: l.MyPage, LoggedIn: me != nil, Bots: pool == ranked.Bots}
 	for _, r := range l.Rows {
 		v.Rows = append(v.Rows, row(r))
 	}
@@ -38,7 +48,7 @@ func (s *Server) ladder(c echo.Context) error {
 }
 
 func (s *Server) queueView(c echo.Context, in ranked.QueueInput, formErr error) (views.QueueView, error) {
-	st, err := s.ranked.Status(c.Request().Context(), currentUser(c).ID)
+	st, err := s.ranked.Status(c.Request().Context(), currentUser(c).ID, ranked.People)
 	if err != nil {
 		return views.QueueView{}, err
 	}
@@ -73,7 +83,7 @@ func (s *Server) queuePage(c echo.Context) error {
 // sendMatched takes a matched player to their new game.
 func (s *Server) sendMatched(c echo.Context) (bool, error) {
 	u := currentUser(c)
-	st, err := s.ranked.Status(c.Request().Context(), u.ID)
+	st, err := s.ranked.Status(c.Request().Context(), u.ID, ranked.PoolOf(*u))
 	if err != nil || st.GameID == 0 {
 		return false, err
 	}
@@ -99,7 +109,7 @@ func (s *Server) joinQueue(c echo.Context) error {
 	if err := c.Bind(&in); err != nil {
 		return apperr.E(apperr.Invalid, "The form could not be read.")
 	}
-	if err := s.ranked.Join(c.Request().Context(), currentUser(c).ID, in); err != nil {
+	if err := s.ranked.Join(c.Request().Context(), currentUser(c).ID, ranked.People, in); err != nil {
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
 		}
@@ -132,6 +142,7 @@ func (s *Server) profile(c echo.Context) error {
 	v := views.ProfileView{
 		Username: u.Username, Joined: i18n.Date(i18n.From(c.Request().Context()), u.CreatedAt), Rating: int(math.Round(p.Rating)),
 		Rank: p.Rank, RankedGames: p.Games, RankedWins: p.Wins, Provisional: p.Games < rating.Provisional,
+		Bot: u.Bot,
 	}
 	if len(p.History) > 0 {
 		ratings := []float64{p.History[0].Before}
@@ -204,8 +215,12 @@ func signed(d float64) string {
 
 // API: the queue and the ladder.
 
-func (s *Server) apiQueueStatus(c echo.Context) error {
-	st, err := s.ranked.Status(c.Request().Context(), apiUser(c).ID)
+func (s *Server) apiQueueStatus(c echo.Context) error { return s.apiPoolStatus(c, ranked.People) }
+
+// apiPoolStatus is the caller's place in the queue, with the players
+// waiting in a pool.
+func (s *Server) apiPoolStatus(c echo.Context, pool ranked.Pool) error {
+	st, err := s.ranked.Status(c.Request().Context(), apiUser(c).ID, pool)
 	if err != nil {
 		return err
 	}
@@ -221,15 +236,18 @@ func (s *Server) apiQueueStatus(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-func (s *Server) apiJoinQueue(c echo.Context) error {
+func (s *Server) apiJoinQueue(c echo.Context) error { return s.apiJoinPool(c, ranked.People) }
+
+// apiJoinPool puts the caller in a pool of the queue.
+func (s *Server) apiJoinPool(c echo.Context, pool ranked.Pool) error {
 	var in ranked.QueueInput
 	if err := c.Bind(&in); err != nil {
 		return apperr.E(apperr.Invalid, "The body is not valid JSON: send {\"sizes\": [3, 4], \"pace\": \"live\"}.")
 	}
-	if err := s.ranked.Join(c.Request().Context(), apiUser(c).ID, in); err != nil {
+	if err := s.ranked.Join(c.Request().Context(), apiUser(c).ID, pool, in); err != nil {
 		return err
 	}
-	return s.apiQueueStatus(c)
+	return s.apiPoolStatus(c, pool)
 }
 
 func (s *Server) apiLeaveQueue(c echo.Context) error {
@@ -241,7 +259,8 @@ func (s *Server) apiLeaveQueue(c echo.Context) error {
 
 func (s *Server) apiLadder(c echo.Context) error {
 	page, _ := strconv.Atoi(c.QueryParam("page"))
-	l, err := s.ranked.Ladder(c.Request().Context(), page, &apiUser(c).ID)
+	pool := ladderPool(c)
+	l, err := s.ranked.Ladder(c.Request().Context(), pool, page, apiUser(c))
 	if err != nil {
 		return err
 	}
@@ -251,13 +270,16 @@ func (s *Server) apiLadder(c echo.Context) error {
 		Rating float64 `json:"rating"`
 		Games  int     `json:"ranked_games"`
 		Wins   int     `json:"wins"`
+		// BotAccount: a bot account's row (the bot ladder's every row).
+		BotAccount bool `json:"bot_account"`
 	}
+	bots := pool == ranked.Bots
 	var rows, prov []row
 	for _, r := range l.Rows {
-		rows = append(rows, row{r.Rank, r.Username, math.Round(r.Rating*10) / 10, r.Games, r.Wins})
+		rows = append(rows, row{r.Rank, r.Username, math.Round(r.Rating*10) / 10, r.Games, r.Wins, bots})
 	}
 	for _, r := range l.Provisional {
-		prov = append(prov, row{0, r.Username, math.Round(r.Rating*10) / 10, r.Games, r.Wins})
+		prov = append(prov, row{0, r.Username, math.Round(r.Rating*10) / 10, r.Games, r.Wins, bots})
 	}
-	return c.JSON(http.StatusOK, map[string]any{"page": l.Page, "pages": l.Pages, "your_rank": l.MyRank, "ladder": rows, "provisional": prov})
+	return c.JSON(http.StatusOK, map[string]any{"pool": pool, "page": l.Page, "pages": l.Pages, "your_rank": l.MyRank, "ladder": rows, "provisional": prov})
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"nothanks/internal/apistream"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"nothanks/internal/accounts"
+	"nothanks/internal/botaccounts"
 	"nothanks/internal/chat"
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
@@ -74,7 +76,10 @@ type Deps struct {
 	// the admins' tools; Privacy exports and deletes accounts.
 	People *people.Service
 	// Push keeps the devices notified through Web Push.
-	Push       *push.Service
+	Push *push.Service
+	// APIStreams holds the API's streams open here (nil: a registry of
+	// this server's own).
+	APIStreams *apistream.Registry
 	Chat       *chat.Service
 	Moderation *moderation.Service
 	Privacy    *privacy.Service
@@ -86,6 +91,9 @@ type Deps struct {
 	// ActiveRequests is how many requests may work at once (the pool's
 	// share for requests); 0: no limit.
 	ActiveRequests int
+
+	// Bots is bot accounts: the upgrade, their queue, limits and names.
+	Bots *botaccounts.Service
 }
 
 // Server holds the handlers' dependencies.
@@ -106,9 +114,11 @@ type Server struct {
 	invites     *invites.Service
 	people      *people.Service
 	push        *push.Service
+	apiStreams  *apistream.Registry
 	chat        *chat.Service
 	mod         *moderation.Service
 	privacy     *privacy.Service
+	bots        *botaccounts.Service
 	db          Store
 	clock       clock.Clock
 	log         *slog.Logger
@@ -128,7 +138,10 @@ func New(d Deps) *echo.Echo {
 	if d.Clock == nil {
 		d.Clock = clock.Real{}
 	}
-	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, lists: d.Lists, tournaments: d.Tournaments, feed: d.Feed, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, people: d.People, push: d.Push, chat: d.Chat, mod: d.Moderation, privacy: d.Privacy, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
+	s := &Server{cfg: d.Config, accounts: d.Accounts, sessions: d.Sessions, games: d.Games, ranked: d.Ranked, links: d.Links, hub: d.Watch, turns: d.Turns, lists: d.Lists, tournaments: d.Tournaments, feed: d.Feed, reviews: d.Reviews, rematch: d.Rematch, invites: d.Invites, people: d.People, push: d.Push, apiStreams: d.APIStreams, chat: d.Chat, mod: d.Moderation, privacy: d.Privacy, db: d.DB, clock: d.Clock, log: d.Log, metrics: d.Metrics}
+	if s.apiStreams == nil {
+		s.apiStreams = apistream.New(apistream.MaxPerToken, nil, "", d.Clock.Now)
+	}
 	d.Watch.SetRenderer(streamRenderer{s})
 	d.Watch.SetChat(d.Chat.Read)
 	if d.Feed != nil {
@@ -137,6 +150,7 @@ func New(d Deps) *echo.Echo {
 	if d.ActiveRequests > 0 {
 		s.slots = make(chan struct{}, d.ActiveRequests)
 	}
+	s.bots = d.Bots
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
@@ -165,6 +179,7 @@ func New(d Deps) *echo.Echo {
 		// The user is known before the CSRF check, so that a refused
 		// form's error page still shows the member's menu.
 		s.loadUser,
+		s.markBotAccounts,
 		s.csrf(),
 	)
 	s.routes(e)
@@ -237,7 +252,8 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 // isStream marks the long-lived routes (server-sent events), which must not
 // get a request deadline.
 func isStream(c echo.Context) bool {
-	return strings.HasSuffix(c.Request().URL.Path, "/events") || c.Request().Header.Get("Accept") == "text/event-stream"
+	p := c.Request().URL.Path
+	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || c.Request().Header.Get("Accept") == "text/event-stream"
 }
 
 // ListenAndServe is not here: cmd/web owns the http.Server so it can shut it

@@ -83,7 +83,7 @@ var sameInEveryLanguage = map[string]bool{
 	"Standard": true, "Dec.": true, "Email": true, "Password": true, "Total": true, "Bots": true,
 	"Amigo (10, 20, 30 out)": false, "Manche": true, "Registro (JSON)": true,
 	"{{.Count}} watching": true, "provisional": true, "bot": true, "Chat": true, "Account": true,
-	"Arena": true, "Buchholz": true,
+	"Arena": true, "Buchholz": true, "{{.Name}} (bot)": true,
 }
 
 func TestTheEnglishCatalogueIsWhatTheCodeSays(t *testing.T) {

@@ -512,7 +512,7 @@ func others(r db.Recipient, t *games.Table, me int64) []string {
 	var out []string
 	for _, st := range t.Seats {
 		if st.UserID == nil || *st.UserID != me {
-			out = append(out, seatName(r, games.Name(st)))
+			out = append(out, AccountName(r, games.Name(st), st.BotAccount))
 		}
 	}
 	return out
@@ -528,6 +528,15 @@ func seatName(r db.Recipient, name string) string {
 // deleted player's in their language), in mail and in pushes.
 func SeatName(r db.Recipient, name string) string { return seatName(r, name) }
 
+// AccountName is SeatName marked "(bot)" for a bot account (docs/bots.md),
+// in mail and in pushes.
+func AccountName(r db.Recipient, name string, botAccount bool) string {
+	if botAccount {
+		return tr(r, "{{.Name}} (bot)", "Name", seatName(r, name))
+	}
+	return seatName(r, name)
+}
+
 // Placings lists a finished table's places, first to last, in the
 // recipient's language ("1st: Ann, 12 points"), in mail and in pushes.
 func Placings(r db.Recipient, t *games.Table) []string {
@@ -536,7 +545,7 @@ func Placings(r db.Recipient, t *games.Table) []string {
 	for place := 1; place <= len(names); place++ {
 		for i := range names {
 			if t.View.Placings[i] == place {
-				lines = append(lines, trn(r, "{{.Place}}: {{.Name}}, {{.Count}} point", "{{.Place}}: {{.Name}}, {{.Count}} points", t.View.Totals[i], "Place", views.OrdinalIn(lang(r), place), "Name", seatName(r, names[i])))
+				lines = append(lines, trn(r, "{{.Place}}: {{.Name}}, {{.Count}} point", "{{.Place}}: {{.Name}}, {{.Count}} points", t.View.Totals[i], "Place", views.OrdinalIn(lang(r), place), "Name", AccountName(r, names[i], t.Seats[i].BotAccount)))
 			}
 		}
 	}
@@ -620,7 +629,7 @@ func (s *Service) invite(ctx context.Context, r db.Recipient, m db.Mail, now tim
 	}
 	v := mailView{
 		Heading: tr(r, "You are invited to a game"),
-		Lines:   []string{tr(r, "Hello {{.Name}}. {{.From}} invites you to their correspondence table, game #{{.ID}}.", "Name", r.Username, "From", inv.FromName, "ID", *m.GameID), tr(r, "Accept or decline it at the table; the invitation stands for three days.")},
+		Lines:   []string{tr(r, "Hello {{.Name}}. {{.From}} invites you to their correspondence table, game #{{.ID}}.", "Name", r.Username, "From", AccountName(r, inv.FromName, inv.FromBot), "ID", *m.GameID), tr(r, "Accept or decline it at the table; the invitation stands for three days.")},
 		Actions: []mailLink{{tr(r, "Open the table"), s.url(inv.TablePath())}},
 	}
 	return s.message(r, db.MailInvite, tr(r, "An invitation to No Thanks! game #{{.ID}}", "ID", *m.GameID), v), nil

@@ -150,7 +150,7 @@ func (s *Service) compose(ctx context.Context, r db.Recipient, d db.PushDevice, 
 			return skip("no longer waiting")
 		}
 		msg.Title = tr(r, "An invitation to No Thanks! game #{{.ID}}", "ID", inv.GameID)
-		msg.Body = tr(r, "{{.From}} invites you to their table. Accept or decline it there.", "From", inv.FromName)
+		msg.Body = tr(r, "{{.From}} invites you to their table. Accept or decline it there.", "From", notify.AccountName(r, inv.FromName, inv.FromBot))
 		msg.URL, msg.Tag = inv.TablePath(), fmt.Sprintf("invite-%d", inv.GameID)
 		msg.TTL, msg.Urgency = ttlUntil(inv.ExpiresAt, now), webpush.UrgencyNormal
 	case db.PushRematch:
@@ -171,7 +171,7 @@ func (s *Service) compose(ctx context.Context, r db.Recipient, d db.PushDevice, 
 		if err != nil {
 			return outcome{}, err
 		}
-		msg.Title = tr(r, "{{.Name}} offers to play game #{{.ID}} again", "Name", notify.SeatName(r, by.Username), "ID", *m.GameID)
+		msg.Title = tr(r, "{{.Name}} offers to play game #{{.ID}} again", "Name", notify.AccountName(r, by.Username, by.Bot), "ID", *m.GameID)
 		msg.Body = tr(r, "Accept or decline at the table: the game starts when everyone has accepted.")
 		msg.URL, msg.Tag = gamePath(*m.GameID), fmt.Sprintf("game-%d", *m.GameID)
 		msg.TTL, msg.Urgency = ttlUntil(rm.ExpiresAt, now), webpush.UrgencyNormal

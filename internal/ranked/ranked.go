@@ -52,8 +52,45 @@ func (in QueueInput) Validate() apperr.FieldErrors {
 	return f
 }
 
-// Join puts a player in the queue (or changes their choice).
-func (s *Service) Join(ctx context.Context, userID int64, in QueueInput) error {
+// Pool is whom a queued player waits for: people wait for people in the
+// ranked queue, bot accounts for bots in the bot queue (docs/bots.md). The
+// matcher never forms a table across pools, so a person never meets a bot
+// account in a rated game.
+type Pool string
+
+// The pools.
+const (
+	People Pool = db.PoolPeople
+	Bots   Pool = db.PoolBots
+)
+
+// PoolOf is the pool a user may queue in.
+func PoolOf(u db.User) Pool {
+	if u.Bot {
+		return Bots
+	}
+	return People
+}
+
+// Refusals of a queue that is not the player's.
+var (
+	ErrBotInPeoplesQueue = games.ErrBotRanked
+	ErrPersonInBotQueue  = apperr.E(apperr.Forbidden, "The bot queue is for bot accounts; people play ranked in the ranked queue.")
+)
+
+// Join puts a player in a pool of the queue (or changes their choice): a
+// person in People, a bot account in Bots.
+func (s *Service) Join(ctx context.Context, userID int64, pool Pool, in QueueInput) error {
+	u, err := s.store.UserByID(ctx, userID)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not load the player")
+	}
+	if PoolOf(u) != pool {
+		if u.Bot {
+			return ErrBotInPeoplesQueue
+		}
+		return ErrPersonInBotQueue
+	}
 	if err := in.Validate().Err(); err != nil {
 		return err
 	}
@@ -64,7 +101,7 @@ func (s *Service) Join(ctx context.Context, userID int64, in QueueInput) error {
 		}
 	}
 	slices.Sort(sizes)
-	if err := s.store.JoinQueue(ctx, userID, sizes, in.Pace, s.clock.Now()); err != nil {
+	if err := s.store.JoinQueue(ctx, userID, string(pool), sizes, in.Pace, s.clock.Now()); err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not join the queue")
 	}
 	return nil
@@ -89,9 +126,10 @@ type Status struct {
 	Waiting map[string]int
 }
 
-// Status tells a player where they stand.
-func (s *Service) Status(ctx context.Context, userID int64) (Status, error) {
-	waiting, err := s.store.CountWaiting(ctx)
+// Status tells a player where they stand, with the players waiting in a
+// pool.
+func (s *Service) Status(ctx context.Context, userID int64, pool Pool) (Status, error) {
+	waiting, err := s.store.CountWaiting(ctx, string(pool))
 	if err != nil {
 		return Status{}, apperr.Wrap(err, apperr.Internal, "could not count the queue")
 	}
@@ -140,12 +178,16 @@ func (s *Service) RunMatcher(ctx context.Context) ([]int64, error) {
 		if err != nil {
 			return err
 		}
-		entries := make([]matching.Entry, len(rows))
-		for i, r := range rows {
-			entries[i] = entry(r)
+		pools := map[string][]matching.Entry{}
+		for _, r := range rows {
+			pools[r.Pool] = append(pools[r.Pool], entry(r))
 		}
 		now := s.clock.Now()
-		for _, t := range matching.Match(entries, now) {
+		var tables []matching.Table
+		for _, pool := range []Pool{People, Bots} {
+			tables = append(tables, matching.Match(pools[string(pool)], now)...)
+		}
+		for _, t := range tables {
 			ids := make([]int64, len(t.Players))
 			for i, p := range t.Players {
 				ids[i] = p.UserID
@@ -181,22 +223,24 @@ type Ladder struct {
 	MyRank, MyPage int
 }
 
-// Ladder returns a page of the ladder for a viewer (nil: a visitor).
-func (s *Service) Ladder(ctx context.Context, page int, viewerID *int64) (Ladder, error) {
-	total, err := s.store.CountLadder(ctx, rating.Provisional)
+// Ladder returns a page of a pool's ladder (the people's, or the bots')
+// for a viewer (nil: a visitor), whose rank is given in their own ladder.
+func (s *Service) Ladder(ctx context.Context, pool Pool, page int, viewer *db.User) (Ladder, error) {
+	bots := pool == Bots
+	total, err := s.store.CountLadder(ctx, bots, rating.Provisional)
 	if err != nil {
 		return Ladder{}, apperr.Wrap(err, apperr.Internal, "could not count the ladder")
 	}
 	l := Ladder{Pages: max((total+PageSize-1)/PageSize, 1)}
 	l.Page = min(max(page, 1), l.Pages)
-	if l.Rows, err = s.store.Ladder(ctx, rating.Provisional, PageSize, (l.Page-1)*PageSize); err != nil {
+	if l.Rows, err = s.store.Ladder(ctx, bots, rating.Provisional, PageSize, (l.Page-1)*PageSize); err != nil {
 		return Ladder{}, apperr.Wrap(err, apperr.Internal, "could not load the ladder")
 	}
-	if l.Provisional, err = s.store.Provisional(ctx, rating.Provisional, 200); err != nil {
+	if l.Provisional, err = s.store.Provisional(ctx, bots, rating.Provisional, 200); err != nil {
 		return Ladder{}, apperr.Wrap(err, apperr.Internal, "could not load provisional players")
 	}
-	if viewerID != nil {
-		if l.MyRank, err = s.store.RankOf(ctx, *viewerID, rating.Provisional); err != nil {
+	if viewer != nil && PoolOf(*viewer) == pool {
+		if l.MyRank, err = s.store.RankOf(ctx, viewer.ID, rating.Provisional); err != nil {
 			return Ladder{}, apperr.Wrap(err, apperr.Internal, "could not find your rank")
 		}
 		if l.MyRank > 0 {

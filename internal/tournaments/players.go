@@ -14,6 +14,8 @@ func (s *Service) Join(ctx context.Context, u db.User, id int64, code string) er
 	switch {
 	case u.Guest:
 		return apperr.E(apperr.Forbidden, "Guests cannot play in tournaments: register (free) to join.")
+	case u.Bot:
+		return apperr.E(apperr.Forbidden, "Bot accounts do not play in tournaments: they play casual games, and ranked games in the bot queue.")
 	case !u.Active():
 		return apperr.E(apperr.Forbidden, "This account is closed.")
 	}

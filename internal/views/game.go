@@ -28,6 +28,9 @@ type TableView struct {
 	Digest string
 
 	Lobby *LobbyView
+	// BotAccounts are the seats' names that are bot accounts', marked on
+	// the board (docs/bots.md) even where no request tells (a stream).
+	BotAccounts BotAccountNames
 
 	Round, Rounds int
 	ActiveCard    int

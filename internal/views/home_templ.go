@@ -280,7 +280,7 @@ func HomePage(p Page, v HomeView) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = trh(ctx, "{{.Game}} against {{.Players}}", "Game", link(r.URL, tr(ctx, "Game #{{.ID}}", "ID", r.ID)), "Players", joinNames(ctx, r.Players)).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = trh(ctx, "{{.Game}} against {{.Players}}", "Game", link(r.URL, tr(ctx, "Game #{{.ID}}", "ID", r.ID)), "Players", playerNames(r.Players)).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
@@ -348,7 +348,7 @@ func HomePage(p Page, v HomeView) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = trh(ctx, "{{.Game}} against {{.Players}}", "Game", link(r.URL, tr(ctx, "Game #{{.ID}}", "ID", r.ID)), "Players", joinNames(ctx, r.Players)).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = trh(ctx, "{{.Game}} against {{.Players}}", "Game", link(r.URL, tr(ctx, "Game #{{.ID}}", "ID", r.ID)), "Players", playerNames(r.Players)).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}

@@ -27,6 +27,8 @@ type ProfileView struct {
 	Relation *RelationView
 	// Tournaments are the public events they played, with their places.
 	Tournaments []TournamentRow
+	// Bot: a bot account; its rating and rank are the bot ladder's.
+	Bot bool
 }
 
 // RelationView is whether the viewer follows or blocks a player.
@@ -65,6 +67,9 @@ type LadderView struct {
 	MyRank      int
 	MyPage      int
 	LoggedIn    bool
+	// Bots: the bot ladder (bot accounts ranked among themselves), not
+	// the people's.
+	Bots bool
 }
 
 // LadderRow is a line of the ladder.
