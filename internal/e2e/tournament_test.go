@@ -76,8 +76,10 @@ func TestBrowserArena(t *testing.T) {
 		login(t, ctx, s.URL, n)
 		do(t, ctx, chromedp.Navigate(page), chromedp.WaitVisible(byTestID("tournament-join")))
 		if i == 0 {
-			if cd := textOf(t, ctx, byTestID("tournament-countdown")); cd == "" {
-				t.Error("no countdown to the start")
+			// The page's script fills the countdown in once it has run.
+			waitFor(t, ctx, `(document.querySelector('[data-testid="tournament-countdown"]')?.textContent || "").trim() !== ""`)
+			if cd := textOf(t, ctx, byTestID("tournament-countdown")); !strings.Contains(cd, ":") {
+				t.Errorf("the countdown to the start reads %q, want minutes:seconds", cd)
 			}
 			screenshot(t, ctx, "tournament-upcoming")
 		}
