@@ -465,7 +465,11 @@ func TestBotQueueFormsRatedGamesAmongBots(t *testing.T) {
 	if strings.Contains(c.Get("/ladder").Body, "Robo") {
 		t.Error("the ladder page lists bots")
 	}
-	page := c.Get("/ladder?pool=bots").Doc()
+	res := c.Get("/ladder?pool=bots")
+	if !res.Has("bot-ladder-about") || strings.Contains(res.Body, `href="/ranked"`) {
+		t.Error("the bot ladder page does not say what it ranks, or offers people the ranked queue")
+	}
+	page := res.Doc()
 	page.Find(`[data-testid="provisional"] [data-testid="ladder-row"]`).Each(func(_ int, row *goquery.Selection) {
 		if row.Find(`[data-testid="bot-badge"]`).Length() != 1 {
 			t.Errorf("bot ladder row %q has no badge", row.Find(`[data-testid="ladder-name"]`).Text())
