@@ -138,6 +138,20 @@ func newTour(t *testing.T) tour {
 	if st, body := chatty.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 4, "rounds": 1, "pace": "live", "turn_seconds": 60, "invite": []string{"Tourist"}}); st != http.StatusCreated {
 		t.Fatalf("Chatty's table with an invitation: %d %v", st, body)
 	}
+	// A bot account, invited by the tourist to a table with a bot of the
+	// server's: its seat, its profile and the bot ladder carry its mark.
+	robo := s.APIFor("Robo_Bot")
+	if st, body := robo.Do(http.MethodPost, "/api/v1/bot/account/upgrade", nil); st != http.StatusOK {
+		t.Fatalf("upgrade: %d %v", st, body)
+	}
+	_, g = api.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 300, "invite": []string{"Robo_Bot"}})
+	withBot := int64(g["id"].(float64))
+	_, invs := robo.Do(http.MethodGet, "/api/v1/invites", nil)
+	inv := invs["invitations"].([]any)[0].(map[string]any)
+	if st, body := robo.Do(http.MethodPost, fmt.Sprintf("/api/v1/invites/%v/accept", inv["id"]), nil); st != http.StatusOK {
+		t.Fatalf("the bot account accepts: %d %v", st, body)
+	}
+	api.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/bots", withBot), map[string]any{"level": "heuristic"})
 	// Tournaments: an upcoming arena with a description, and a running
 	// one where the tourist, Chatty and Critic sit at a table.
 	if err := s.App.Moderation.Grant(context.Background(), "Tourist", true); err != nil {
@@ -185,6 +199,8 @@ func newTour(t *testing.T) tour {
 			{"docs-api", "/docs/api"}, {"docs-rules", "/docs/rules"},
 			{"tournaments", "/tournaments"}, {"tournament-upcoming", fmt.Sprintf("/tournaments/%d", upcoming)},
 			{"tournament-running", fmt.Sprintf("/tournaments/%d", running)}, {"tv", "/tv"},
+			{"table-bot-account-visitor", fmt.Sprintf("/games/%d", withBot)}, {"profile-bot-account", "/u/Robo_Bot"},
+			{"ladder-bots", "/ladder?pool=bots"}, {"api-reference", "/docs/api-reference"},
 		},
 		member: []tourPage{
 			{"home-member", "/"}, {"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
@@ -196,6 +212,7 @@ func newTour(t *testing.T) tour {
 			{"tournaments-member", "/tournaments"}, {"tournament-new", "/tournaments/new"},
 			{"tournament-creator", fmt.Sprintf("/tournaments/%d", upcoming)}, {"tournament-edit", fmt.Sprintf("/tournaments/%d/edit", upcoming)},
 			{"tournament-player", fmt.Sprintf("/tournaments/%d", running)}, {"schedules", "/admin/schedules"},
+			{"table-bot-account-player", fmt.Sprintf("/games/%d", withBot)},
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -152,5 +153,69 @@ func BenchmarkIdleStreamMemory(b *testing.B) {
 		for s.App.Watch.Stats().Streams > 0 {
 			time.Sleep(10 * time.Millisecond)
 		}
+	}
+}
+
+// BenchmarkAPIGameStreamFanOut measures a move reaching the API game
+// streams that follow it (each op: one POST, then every stream reads the
+// line of the new version), and the hub's drawings per move: one per
+// distinct view, whatever the number of streams.
+func BenchmarkAPIGameStreamFanOut(b *testing.B) {
+	for _, streams := range []int{1, 200} {
+		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
+			s := apptest.New(b)
+			seats := apiGame(b, s, 0)
+			path := fmt.Sprintf("/api/v1/games/%d", seats[0].Game)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			// Spectators, four streams each (a token holds up to 16).
+			var watchers []*apptest.API
+			for i := 0; len(watchers)*4 < streams; i++ {
+				watchers = append(watchers, s.APIFor(fmt.Sprintf("watcher%d", i)))
+			}
+			seen := make(chan float64, streams*4)
+			for i := range streams {
+				lines := watchers[i/4].Stream(ctx, path+"/stream")
+				lines.Next("game")
+				go func() {
+					for {
+						m, _, err := lines.Read()
+						if err != nil {
+							return
+						}
+						if m["type"] == "game" {
+							seen <- m["game"].(map[string]any)["version"].(float64)
+						}
+					}
+				}()
+			}
+			_, view := seats[0].Do(http.MethodGet, path, nil)
+			before := s.App.Watch.Stats().Renders
+			b.ResetTimer()
+			for range b.N {
+				v := view["view"].(map[string]any)
+				kind := "pass"
+				if int(v["pot"].(float64)) >= 2 {
+					kind = "take"
+				}
+				p := seats[int(v["turn"].(float64))]
+				status, next := p.Do(http.MethodPost, path+"/"+kind, map[string]any{"version": v["version"]})
+				if status == http.StatusUnprocessableEntity {
+					status, next = p.Do(http.MethodPost, path+"/take", map[string]any{"version": v["version"]})
+				}
+				if status != http.StatusOK || next["status"] != "playing" {
+					b.Fatalf("%s: %d %v", kind, status, next["status"])
+				}
+				want := next["version"].(float64)
+				for got := 0; got < streams; {
+					if <-seen == want {
+						got++
+					}
+				}
+				view = next
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(s.App.Watch.Stats().Renders-before)/float64(b.N), "drawings/move")
+		})
 	}
 }
