@@ -177,15 +177,7 @@ func (s *Server) changePassword(c echo.Context) error {
 		if errors.Is(err, accounts.ErrReauthExhausted) {
 			return s.endSession(c, messageOf(c.Request().Context(), err))
 		}
-		if apperr.CodeOf(err) == apperr.Internal {
-			return err
-		}
-		v, verr := s.settingsView(c)
-		if verr != nil {
-			return verr
-		}
-		v.Password = formOf(c, nil, err)
-		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
+		return s.settingsRefused(c, err, nil, func(v *views.SettingsView, f views.Form) { v.Password = f })
 	}
 	msg := tr(c, "Your password is changed.")
 	if in.EndOtherSessions {
@@ -210,15 +202,7 @@ func (s *Server) changeEmail(c echo.Context) error {
 		if errors.Is(err, accounts.ErrReauthExhausted) {
 			return s.endSession(c, messageOf(c.Request().Context(), err))
 		}
-		if apperr.CodeOf(err) == apperr.Internal {
-			return err
-		}
-		v, verr := s.settingsView(c)
-		if verr != nil {
-			return verr
-		}
-		v.EmailForm = formOf(c, map[string]string{"email": in.Email}, err)
-		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
+		return s.settingsRefused(c, err, map[string]string{"email": in.Email}, func(v *views.SettingsView, f views.Form) { v.EmailForm = f })
 	}
 	if pending {
 		s.setFlash(c, "ok", tr(c, "A confirmation link is on its way to {{.New}}. Your address stays {{.Old}} until you press it.", "New", strings.TrimSpace(in.Email), "Old", u.Email))

@@ -136,15 +136,7 @@ func (s *Server) upgradeBot(c echo.Context) error {
 		err = s.bots.Upgrade(c.Request().Context(), *u)
 	}
 	if err != nil {
-		if apperr.CodeOf(err) == apperr.Internal {
-			return err
-		}
-		v, verr := s.settingsView(c)
-		if verr != nil {
-			return verr
-		}
-		v.Bot.Form = formOf(c, nil, err)
-		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
+		return s.settingsRefused(c, err, nil, func(v *views.SettingsView, f views.Form) { v.Bot.Form = f })
 	}
 	s.setFlash(c, "ok", tr(c, "This account is a bot account now. Create an API token below for your program: it plays through the API."))
 	return redirect(c, "/settings#bot")

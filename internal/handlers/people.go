@@ -118,15 +118,7 @@ func (s *Server) deleteAccount(c echo.Context) error {
 		return s.endSession(c, messageOf(ctx, err))
 	}
 	if err != nil {
-		if apperr.CodeOf(err) == apperr.Internal {
-			return err
-		}
-		v, verr := s.settingsView(c)
-		if verr != nil {
-			return verr
-		}
-		v.Delete = formOf(c, nil, err)
-		return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
+		return s.settingsRefused(c, err, nil, func(v *views.SettingsView, f views.Form) { v.Delete = f })
 	}
 	sess, err := s.sessions.Get(c.Request(), s.sessions.Name())
 	if err != nil {

@@ -11,6 +11,22 @@ import (
 	"nothanks/internal/views"
 )
 
+// settingsRefused answers a settings form the service refused: the
+// settings page again, with the form (set by set) showing its values and
+// what was wrong, and the status of the error; an internal error goes on
+// to the error page.
+func (s *Server) settingsRefused(c echo.Context, err error, values map[string]string, set func(*views.SettingsView, views.Form)) error {
+	if apperr.CodeOf(err) == apperr.Internal {
+		return err
+	}
+	v, verr := s.settingsView(c)
+	if verr != nil {
+		return verr
+	}
+	set(&v, formOf(c, values, err))
+	return s.settingsWithTokens(c, statusOf(apperr.CodeOf(err)), v)
+}
+
 // settingsWithTokens renders the settings page with the API tokens section.
 func (s *Server) settingsWithTokens(c echo.Context, status int, v views.SettingsView) error {
 	tokens, err := s.accounts.APITokens(c.Request().Context(), currentUser(c).ID)
