@@ -54,6 +54,7 @@ func TestBrowserChatAlertsWhileAway(t *testing.T) {
 	if st, body := bob.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/join", id), nil); st != http.StatusOK {
 		t.Fatalf("Bob joins: %d %v", st, body)
 	}
+	waitPastBotTurn(t, bob, id)
 	do(t, ann, chromedp.Navigate(s.URL+"/settings"), chromedp.WaitVisible(byTestID("turn-sound")))
 	if !get(t, ann, chromedp.Evaluate[bool](`document.querySelector('[data-testid="turn-sound"]').checked`)) {
 		click(t, ann, byTestID("turn-sound"))
@@ -121,4 +122,31 @@ func TestBrowserListsComeLive(t *testing.T) {
 	waitFor(t, member, fmt.Sprintf(`!!document.querySelector('#watch-list a[href="/games/%d"]')`, id))
 	waitFor(t, visitor, `!document.querySelector('#open-list [data-testid="game-row"]')`)
 	screenshot(t, member, "watch-live")
+}
+
+// waitPastBotTurn waits until the game's turn is a person's: a bot that
+// has the first turn plays it after a moment, and a turn coming to the
+// tab's player then alerts her too.
+func waitPastBotTurn(t *testing.T, api *apptest.API, id int64) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, g := api.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", id), nil)
+		view, _ := g["view"].(map[string]any)
+		if view == nil {
+			t.Fatalf("game %d has not started: %v", id, g)
+		}
+		botTurn := false
+		for _, p := range g["players"].([]any) {
+			p := p.(map[string]any)
+			if p["seat"] == view["turn"] && p["bot"] != nil && p["bot"] != "" {
+				botTurn = true
+			}
+		}
+		if !botTurn {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the bot has not played its turn in game %d", id)
+		}
+	}
 }

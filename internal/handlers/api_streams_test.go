@@ -243,6 +243,12 @@ func TestAPIGameStreamResumesAfterADrop(t *testing.T) {
 	if fmt.Sprint(kinds) != fmt.Sprint(made) {
 		t.Errorf("the resumed line's decisions %v, made while away %v", kinds, made)
 	}
+	// The game read again with nothing new (a late or doubled notice, a
+	// presence check finding the instance behind) sends no line.
+	for range 2 {
+		other.App.Watch.Changed(id)
+		time.Sleep(200 * time.Millisecond)
+	}
 	// A move made on the first instance reaches the stream on the other.
 	kind := moveOnce()
 	g = lines.Next("game")["game"].(map[string]any)

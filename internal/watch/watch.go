@@ -19,9 +19,11 @@
 package watch
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strconv"
@@ -232,8 +234,10 @@ type Sub struct {
 	// chatKey is the chat view last sent (zero: none yet).
 	chatKey ChatKey
 	// sent is, for an API stream, the version of the last line handed to
-	// it (-1: none yet); the next line's events start after it.
-	sent int
+	// it (-1: none yet); the next line's events start after it. sentState
+	// is the state that line was drawn from.
+	sent      int
+	sentState *games.State
 }
 
 // room is one watched game in this instance.
@@ -396,7 +400,7 @@ func (h *Hub) subscribeAPI(ctx context.Context, r *room, st *games.State, sub *S
 		return nil, Frame{}, err
 	}
 	sub.mu.Lock()
-	sub.sent = st.Game.Version
+	sub.sent, sub.sentState = st.Game.Version, st
 	sub.mu.Unlock()
 	// A reload that ran between the read above and now passed this
 	// stream by (it had no line yet): read the game once more.
@@ -425,10 +429,13 @@ func (h *Hub) lineFor(ctx context.Context, r *room, st *games.State, k Key) (Fra
 // since the last line it was handed.
 func (h *Hub) sendLine(ctx context.Context, r *room, st *games.State, s *Sub) error {
 	s.mu.Lock()
-	from := s.sent
+	from, prev := s.sent, s.sentState
 	s.mu.Unlock()
 	if from < 0 {
 		return nil // its first line is still being drawn
+	}
+	if st.Game.Version == from && sameRows(prev, st) {
+		return nil // the same game read again (a late or doubled notice)
 	}
 	k := KeyFor(st, s.viewer)
 	k.From = from
@@ -437,10 +444,30 @@ func (h *Hub) sendLine(ctx context.Context, r *room, st *games.State, s *Sub) er
 		return err
 	}
 	s.mu.Lock()
-	s.sent = st.Game.Version
+	s.sent, s.sentState = st.Game.Version, st
 	s.mu.Unlock()
 	s.deliver(f)
 	return nil
+}
+
+// sameRows reports whether two reads of a game found the same rows: the
+// game's and its seats'. A line drawn from b would then say nothing that
+// the one drawn from a did not. (Compared as JSON: the times of two reads
+// are equal instants but not equal values.)
+func sameRows(a, b *games.State) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	if a == b {
+		return true
+	}
+	type rows struct {
+		G db.Game
+		S []db.Seat
+	}
+	ja, errA := json.Marshal(rows{a.Game, a.Seats})
+	jb, errB := json.Marshal(rows{b.Game, b.Seats})
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // sendChat gives a stream the chat view it reads of the room's chat,
