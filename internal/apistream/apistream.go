@@ -205,11 +205,12 @@ type Line struct {
 }
 
 // The kinds of line of the event stream (and of a game's stream: game,
-// ping, end).
+// chat, ping, end).
 const (
 	LineGame            = "game"
 	LinePing            = "ping"
 	LineEnd             = "end"
+	LineChat            = "chat"
 	LineYourTurn        = "your_turn"
 	LineGameStart       = db.NoticeGameStart
 	LineGameEnd         = db.NoticeGameEnd

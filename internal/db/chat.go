@@ -18,7 +18,9 @@ type ChatMessage struct {
 	GameID int64 `db:"game_id" json:"game_id"`
 	UserID int64 `db:"user_id" json:"-"`
 	// Author is the writer's name, DeletedName for a deleted account.
-	Author    string     `db:"author" json:"author"`
+	Author string `db:"author" json:"author"`
+	// AuthorBot: the writer is a bot account (docs/bots.md).
+	AuthorBot bool       `db:"author_bot" json:"-"`
 	Channel   string     `db:"channel" json:"channel"`
 	Body      string     `db:"body" json:"body"`
 	CreatedAt time.Time  `db:"created_at" json:"created_at"`
@@ -26,7 +28,7 @@ type ChatMessage struct {
 }
 
 const chatColumns = `m.id, m.game_id, m.user_id, CASE WHEN u.deleted_at IS NOT NULL THEN '` + DeletedName + `' ELSE u.username END AS author,
-	m.channel, m.body, m.created_at, m.hidden_at`
+	u.bot AND u.deleted_at IS NULL AS author_bot, m.channel, m.body, m.created_at, m.hidden_at`
 
 // ChatChannel is the LISTEN/NOTIFY channel of chat changes (a message
 // said or hidden), payload the game's id.
@@ -68,7 +70,7 @@ func (s *Store) Chat(ctx context.Context, gameID int64, limit int) ([]ChatMessag
 		ChatMark
 	}
 	err := sel(ctx, s.DB, &rows, `
-		SELECT id, game_id, user_id, author, channel, body, created_at, hidden_at, chat_last, chat_hidden FROM (
+		SELECT id, game_id, user_id, author, author_bot, channel, body, created_at, hidden_at, chat_last, chat_hidden FROM (
 			SELECT `+chatColumns+`, row_number() OVER (PARTITION BY m.channel ORDER BY m.id DESC) AS n,
 				max(m.id) OVER () AS chat_last, count(m.hidden_at) OVER ()::int AS chat_hidden
 			FROM chat_messages m JOIN users u ON u.id = m.user_id

@@ -50,7 +50,9 @@ func (s *Server) openAPIStream(c echo.Context) (*apistream.Stream, error) {
 // apiGameStream streams a game as the token's owner may see it: a line
 // with the whole view (or, with ?version=N, with the events since version
 // N), then a line at each change, whose events are those since the line
-// before. The lines come from this instance's watch hub: one read per
+// before; and a chat line for each message of the chat the owner reads
+// (those said before it opened first, then each new one, and one again
+// when a moderator hides it). The lines come from this instance's watch hub: one read per
 // game version and one drawing per view, however many streams.
 func (s *Server) apiGameStream(c echo.Context) error {
 	id, err := gameID(c)
@@ -70,7 +72,7 @@ func (s *Server) apiGameStream(c echo.Context) error {
 		return err
 	}
 	u := apiUser(c)
-	sub, first, err := s.hub.Subscribe(c.Request().Context(), id, watch.Viewer{UserID: &u.ID, API: true, Since: since})
+	sub, first, err := s.hub.Subscribe(c.Request().Context(), id, watch.Viewer{UserID: &u.ID, API: true, Since: since, Moderator: u.Admin && u.Active()})
 	if err != nil {
 		s.apiStreams.Close(stream)
 		if errors.Is(err, watch.ErrClosed) {
@@ -93,10 +95,12 @@ func (s *Server) apiGameStream(c echo.Context) error {
 				return false
 			}
 			for _, f := range frames {
-				if f.Digest == last {
-					continue
+				if f.Kind == watch.KindGameLine {
+					if f.Digest == last {
+						continue
+					}
+					last = f.Digest
 				}
-				last = f.Digest
 				if w.Write(f.Data) != nil {
 					return false
 				}

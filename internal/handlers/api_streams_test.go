@@ -509,3 +509,117 @@ func TestAPIEventStreamCarriesTournamentEvents(t *testing.T) {
 		t.Errorf("game_end %v", end)
 	}
 }
+
+// chatLine is a chat line's message, as a test reads it.
+type chatLine struct {
+	channel, author, body string
+	bot, hidden, hasBody  bool
+	id                    float64
+}
+
+// nextChatLine reads a game stream until its next chat line, passing over
+// game and ping lines.
+func nextChatLine(t *testing.T, lines *apptest.Lines) chatLine {
+	t.Helper()
+	m := lines.Next("chat")
+	msg := m["message"].(map[string]any)
+	c := chatLine{channel: m["channel"].(string), author: msg["author"].(string), bot: msg["bot_account"] == true, hidden: msg["hidden"] == true, id: msg["id"].(float64)}
+	c.body, c.hasBody = msg["body"].(string)
+	return c
+}
+
+// The game stream carries the chat its reader reads: a seated player the
+// players' chat, anyone else the spectators'; the messages said before it
+// opened come after its first line, each new one as it is said, a bot
+// account's marked as such, and a message a moderator hides comes again
+// hidden, its text for moderators only. (Expectations by hand: who said
+// what, in which channel, in which order.)
+func TestAPIGameStreamCarriesTheChat(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ann, cat := s.APIFor("Ann"), s.APIFor("Cat")
+	bot := newBot(t, s, "Chatter")
+	id := newAPITable(t, []*apptest.API{ann, bot, cat}, nil)
+	sam, moe := s.APIFor("Sam"), s.APIFor("Moe")
+	if err := s.App.Moderation.Grant(ctx, "Moe", true); err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("/api/v1/games/%d", id)
+	say := func(a *apptest.API, text string) float64 {
+		t.Helper()
+		st, m := a.Do(http.MethodPost, path+"/chat", map[string]any{"text": text})
+		if st != http.StatusCreated && st != http.StatusOK {
+			t.Fatalf("%s says %q: %d %v", a.Name, text, st, m)
+		}
+		return m["id"].(float64)
+	}
+	hello := say(ann, "hello all")
+	early := say(sam, "good luck Ann")
+
+	annLines := ann.Stream(ctx, path+"/stream")
+	samLines := sam.Stream(ctx, path+"/stream")
+	moeLines := moe.Stream(ctx, path+"/stream")
+	for who, l := range map[string]*apptest.Lines{"Ann": annLines, "Sam": samLines, "Moe": moeLines} {
+		if m, _, err := l.Read(); err != nil || m["type"] != "game" {
+			t.Fatalf("%s's first line: %v %v", who, m, err)
+		}
+	}
+	want := func(who string, got chatLine, w chatLine) {
+		t.Helper()
+		if got != w {
+			t.Errorf("%s's chat line: %+v, want %+v", who, got, w)
+		}
+	}
+	// What was said before: each reader's own channel only.
+	want("Ann", nextChatLine(t, annLines), chatLine{channel: "players", author: "Ann", body: "hello all", hasBody: true, id: hello})
+	want("Sam", nextChatLine(t, samLines), chatLine{channel: "spectators", author: "Sam", body: "good luck Ann", hasBody: true, id: early})
+	want("Moe", nextChatLine(t, moeLines), chatLine{channel: "spectators", author: "Sam", body: "good luck Ann", hasBody: true, id: early})
+
+	// Said now: the bot account's message is marked; the spectators'
+	// streams never get the players' chat, nor the players' the
+	// spectators'.
+	gl := say(bot, "gl hf")
+	want("Ann", nextChatLine(t, annLines), chatLine{channel: "players", author: "Chatter", bot: true, body: "gl hf", hasBody: true, id: gl})
+	rude := say(sam, "Cat plays like a potato")
+	want("Sam", nextChatLine(t, samLines), chatLine{channel: "spectators", author: "Sam", body: "Cat plays like a potato", hasBody: true, id: rude})
+	want("Moe", nextChatLine(t, moeLines), chatLine{channel: "spectators", author: "Sam", body: "Cat plays like a potato", hasBody: true, id: rude})
+
+	// Moe hides Sam's message: it comes again hidden, its text to the
+	// moderator alone.
+	mc := loggedIn(t, s, moe)
+	if res := mc.PostForm(fmt.Sprintf("/admin/messages/%d/hide", int64(rude)), url.Values{}); res.Status != http.StatusSeeOther {
+		t.Fatalf("hide: %d", res.Status)
+	}
+	want("Sam", nextChatLine(t, samLines), chatLine{channel: "spectators", author: "Sam", hidden: true, id: rude})
+	want("Moe", nextChatLine(t, moeLines), chatLine{channel: "spectators", author: "Sam", hidden: true, body: "Cat plays like a potato", hasBody: true, id: rude})
+
+	// The next line of each is the next message of its own channel: the
+	// other channel's messages came to none of them.
+	last := say(cat, "thanks")
+	want("Ann", nextChatLine(t, annLines), chatLine{channel: "players", author: "Cat", body: "thanks", hasBody: true, id: last})
+	seen := say(moe, "keep it kind")
+	want("Sam", nextChatLine(t, samLines), chatLine{channel: "spectators", author: "Moe", body: "keep it kind", hasBody: true, id: seen})
+
+	// The chat's read answers the same mark.
+	_, c := ann.Do(http.MethodGet, path+"/chat", nil)
+	var authors []string
+	for _, m := range c["messages"].([]any) {
+		m := m.(map[string]any)
+		authors = append(authors, fmt.Sprintf("%v:%v", m["author"], m["bot_account"]))
+	}
+	if fmt.Sprint(authors) != "[Ann:false Chatter:true Cat:false]" {
+		t.Errorf("the players' chat read: %v", authors)
+	}
+
+	// A stream opened again (resumed after a version) gets the chat again
+	// after its first line, in the order it was said.
+	annLines.Close()
+	again := ann.Stream(ctx, path+"/stream?version=0")
+	again.Next("game")
+	for _, w := range []float64{hello, gl, last} {
+		if got := nextChatLine(t, again); got.id != w {
+			t.Errorf("the resumed stream's chat: message %v, want %v", got.id, w)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"nothanks/internal/apistream"
 	"nothanks/internal/apperr"
 	"nothanks/internal/chat"
 	"nothanks/internal/db"
@@ -245,11 +247,40 @@ func (s *Server) report(c echo.Context) error {
 // apiChatMessage is a message in the JSON API. A hidden message has no
 // body, but for a moderator.
 type apiChatMessage struct {
-	ID        int64   `json:"id"`
-	Author    string  `json:"author"`
-	Body      *string `json:"body,omitempty"`
-	Hidden    bool    `json:"hidden,omitempty"`
-	CreatedAt string  `json:"created_at"`
+	ID     int64  `json:"id"`
+	Author string `json:"author"`
+	// BotAccount: the author is a bot account (docs/bots.md).
+	BotAccount bool    `json:"bot_account"`
+	Body       *string `json:"body,omitempty"`
+	Hidden     bool    `json:"hidden,omitempty"`
+	CreatedAt  string  `json:"created_at"`
+}
+
+// apiChatMessageOf is a message as the API gives it: a hidden message's
+// text to a moderator only.
+func apiChatMessageOf(m db.ChatMessage, moderator bool) apiChatMessage {
+	a := apiChatMessage{ID: m.ID, Author: m.Author, BotAccount: m.AuthorBot, Hidden: m.HiddenAt != nil, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
+	if !a.Hidden || moderator {
+		a.Body = &m.Body
+	}
+	return a
+}
+
+// chatLine is a game stream's line for a message of the chat its reader
+// reads.
+type chatLine struct {
+	Type    string         `json:"type"`
+	Channel string         `json:"channel"`
+	Message apiChatMessage `json:"message"`
+}
+
+// ChatLine draws an API stream's line for a chat message.
+func (r streamRenderer) ChatLine(m db.ChatMessage, moderator bool) ([]byte, error) {
+	b, err := json.Marshal(chatLine{Type: apistream.LineChat, Channel: m.Channel, Message: apiChatMessageOf(m, moderator)})
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
 // apiChat lists the messages of the chat the caller reads at a game.
@@ -280,11 +311,7 @@ func (s *Server) apiChat(c echo.Context) error {
 	}
 	out := []apiChatMessage{}
 	for _, m := range l.Channel(channel) {
-		a := apiChatMessage{ID: m.ID, Author: m.Author, Hidden: m.HiddenAt != nil, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
-		if !a.Hidden || (u.Admin && u.Active()) {
-			a.Body = &m.Body
-		}
-		out = append(out, a)
+		out = append(out, apiChatMessageOf(m, u.Admin && u.Active()))
 	}
 	return c.JSON(http.StatusOK, map[string]any{"channel": channel, "messages": out})
 }

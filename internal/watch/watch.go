@@ -50,7 +50,8 @@ type Viewer struct {
 	// messages too (marked as hidden).
 	Moderator bool
 	// API: the stream is the JSON API's (a line of JSON for each version,
-	// with the events since the last one sent; no chat, no watcher count).
+	// with the events since the last one sent, and a line for each chat
+	// message; no watcher count).
 	API bool
 	// Since is the version an API client resumes after (-1: none, the
 	// whole view first).
@@ -126,6 +127,9 @@ type Renderer interface {
 	// GameLine is the API's line of JSON for a game in one view (k.API),
 	// ending in a newline.
 	GameLine(ctx context.Context, st *games.State, k Key) ([]byte, error)
+	// ChatLine is the API's line of JSON for a chat message, ending in a
+	// newline; a hidden message's text only for a moderator.
+	ChatLine(m db.ChatMessage, moderator bool) ([]byte, error)
 }
 
 // ChatKey names one distinct view of a game's chat.
@@ -202,7 +206,7 @@ func (q *queue) deliver(f Frame) {
 	q.mu.Lock()
 	// An API line carries the events since the line before it, so none
 	// may replace another.
-	if f.Kind != "turn" && f.Kind != "notice" && f.Kind != KindGameLine {
+	if f.Kind != "turn" && f.Kind != "notice" && f.Kind != KindGameLine && f.Kind != KindChatLine {
 		for i := range q.pending {
 			if q.pending[i].Kind == f.Kind {
 				q.pending = append(q.pending[:i], q.pending[i+1:]...)
@@ -223,8 +227,11 @@ func (q *queue) deliver(f Frame) {
 	}
 }
 
-// KindGameLine is the kind of an API stream's frame.
-const KindGameLine = "game"
+// The kinds of an API stream's frames: a game's line, and chat lines.
+const (
+	KindGameLine = "game"
+	KindChatLine = "chat-line"
+)
 
 // Sub is one open stream.
 type Sub struct {
@@ -238,6 +245,12 @@ type Sub struct {
 	// is the state that line was drawn from.
 	sent      int
 	sentState *games.State
+	// chatMu orders an API stream's chat lines; chatSent holds the
+	// messages sent to it, each with whether it was hidden then.
+	// chatChannel is the channel it reads.
+	chatMu      sync.Mutex
+	chatSent    map[int64]bool
+	chatChannel string
 }
 
 // room is one watched game in this instance.
@@ -261,6 +274,14 @@ type room struct {
 	chat                   *chat.Log
 	chatFrames             map[ChatKey]Frame
 	chatLoading, chatAgain bool
+	// chatLines are the API's lines drawn from chat, each once.
+	chatLines map[chatLineKey][]byte
+}
+
+// chatLineKey names one API line of a chat message.
+type chatLineKey struct {
+	ID        int64
+	Moderator bool
 }
 
 // Hub holds the rooms of this instance.
@@ -410,6 +431,18 @@ func (h *Hub) subscribeAPI(ctx context.Context, r *room, st *games.State, sub *S
 	if moved {
 		h.refresh(r)
 	}
+	if h.loadChat != nil {
+		// The chat's lines follow the first line: at once when the chat
+		// is read already, else once it is.
+		r.mu.Lock()
+		loaded := r.chat != nil
+		r.mu.Unlock()
+		if loaded {
+			h.sendChatLines(r, st, sub)
+		} else {
+			h.refreshChat(r)
+		}
+	}
 	return sub, f, nil
 }
 
@@ -529,7 +562,7 @@ func (h *Hub) reloadChat(r *room) {
 		return
 	}
 	r.mu.Lock()
-	r.chat, r.chatFrames = &l, map[ChatKey]Frame{}
+	r.chat, r.chatFrames, r.chatLines = &l, map[ChatKey]Frame{}, map[chatLineKey][]byte{}
 	st := r.state
 	subs := make([]*Sub, 0, len(r.subs))
 	for s := range r.subs {
@@ -540,9 +573,62 @@ func (h *Hub) reloadChat(r *room) {
 		return
 	}
 	for _, s := range subs {
-		if !s.viewer.API && st.CanSee(s.viewer.UserID, s.viewer.Code) {
+		if !st.CanSee(s.viewer.UserID, s.viewer.Code) {
+			continue
+		}
+		if s.viewer.API {
+			h.sendChatLines(r, st, s)
+		} else {
 			h.sendChat(ctx, r, st, s)
 		}
+	}
+}
+
+// sendChatLines hands an API stream, in one frame, a line for each message
+// of the chat it reads that it was not sent yet, and again for each
+// hidden (or shown again) since it was sent. Each line is drawn once per
+// read of the chat, however many streams.
+func (h *Hub) sendChatLines(r *room, st *games.State, s *Sub) {
+	// Held while the room's chat is taken and sent, so that the lines of
+	// two reads reach the stream in the order of the reads.
+	s.chatMu.Lock()
+	defer s.chatMu.Unlock()
+	r.mu.Lock()
+	l, lines := r.chat, r.chatLines
+	r.mu.Unlock()
+	if l == nil {
+		return
+	}
+	if s.chatSent == nil {
+		s.chatSent = map[int64]bool{}
+	}
+	var data []byte
+	s.chatChannel = chat.ChannelOf(st, s.viewer.UserID)
+	for _, m := range l.Channel(s.chatChannel) {
+		hidden := m.HiddenAt != nil
+		if was, ok := s.chatSent[m.ID]; ok && was == hidden {
+			continue
+		}
+		k := chatLineKey{ID: m.ID, Moderator: s.viewer.Moderator}
+		r.mu.Lock()
+		line, ok := lines[k]
+		r.mu.Unlock()
+		if !ok {
+			var err error
+			if line, err = h.render.ChatLine(m, s.viewer.Moderator); err != nil {
+				h.log.Warn("watch: render chat line", "game", r.id, "err", err)
+				return
+			}
+			h.renders.Add(1)
+			r.mu.Lock()
+			lines[k] = line
+			r.mu.Unlock()
+		}
+		s.chatSent[m.ID] = hidden
+		data = append(data, line...)
+	}
+	if len(data) > 0 {
+		s.deliver(Frame{Kind: KindChatLine, Data: data})
 	}
 }
 
@@ -699,6 +785,13 @@ func (h *Hub) reload(r *room) {
 			if err := h.sendLine(ctx, r, st, s); err != nil {
 				h.log.Warn("watch: render game line", "game", r.id, "err", err)
 				return
+			}
+			// Someone who took a seat now reads the players' chat.
+			s.chatMu.Lock()
+			moved := s.chatSent != nil && s.chatChannel != chat.ChannelOf(st, s.viewer.UserID)
+			s.chatMu.Unlock()
+			if moved {
+				h.sendChatLines(r, st, s)
 			}
 			continue
 		}
