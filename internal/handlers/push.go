@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -172,4 +173,152 @@ func (s *Server) devicesView(c echo.Context) (views.DevicesView, error) {
 	v.Kinds = views.Form{Values: map[string]string{"push_your_turn": on(p.YourTurn), "push_reminder": on(p.Reminder), "push_timed_out": on(p.TimedOut),
 		"push_game_over": on(p.GameOver), "push_invite": on(p.Invite), "push_rematch": on(p.Rematch), "push_chat": on(p.Chat), "push_tournament": on(p.Tournament)}}
 	return v, nil
+}
+
+// Devices in the JSON API: what Settings does, for an app that holds a
+// push subscription of its own (docs/push.md).
+
+// apiDevice is a device notified by Web Push, as the API gives it.
+type apiDevice struct {
+	ID       int64  `json:"id"`
+	Name     string `json:"name"`
+	Endpoint string `json:"endpoint"`
+	AddedAt  string `json:"added_at"`
+	// LastDeliveryAt and LastError: the last push it got, the last one
+	// its push service refused.
+	LastDeliveryAt *string `json:"last_delivery_at,omitempty"`
+	LastError      *string `json:"last_error,omitempty"`
+}
+
+// apiPushKinds are the kinds of push the devices get.
+type apiPushKinds struct {
+	YourTurn   *bool `json:"your_turn"`
+	Reminder   *bool `json:"reminder"`
+	TimedOut   *bool `json:"timed_out"`
+	GameOver   *bool `json:"game_over"`
+	Invite     *bool `json:"invitation"`
+	Rematch    *bool `json:"rematch"`
+	Chat       *bool `json:"chat"`
+	Tournament *bool `json:"tournament"`
+}
+
+// fields pairs each kind with its setting.
+func (k *apiPushKinds) fields(p *db.PushSettings) []struct {
+	in  **bool
+	out *bool
+} {
+	return []struct {
+		in  **bool
+		out *bool
+	}{{&k.YourTurn, &p.YourTurn}, {&k.Reminder, &p.Reminder}, {&k.TimedOut, &p.TimedOut}, {&k.GameOver, &p.GameOver},
+		{&k.Invite, &p.Invite}, {&k.Rematch, &p.Rematch}, {&k.Chat, &p.Chat}, {&k.Tournament, &p.Tournament}}
+}
+
+func apiPushKindsOf(p db.PushSettings) apiPushKinds {
+	var k apiPushKinds
+	for _, f := range k.fields(&p) {
+		*f.in = f.out
+	}
+	return k
+}
+
+func apiTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// apiPushDevices lists the token owner's devices, the kinds they get and
+// the server's public key (the applicationServerKey of a subscription).
+func (s *Server) apiPushDevices(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := apiUser(c)
+	ds, err := s.push.Devices(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	out := []apiDevice{}
+	for _, d := range ds {
+		a := apiDevice{ID: d.ID, Name: d.Name, Endpoint: d.Endpoint, AddedAt: apiTime(d.CreatedAt), LastError: d.LastError}
+		if d.LastDeliveryAt != nil {
+			t := apiTime(*d.LastDeliveryAt)
+			a.LastDeliveryAt = &t
+		}
+		out = append(out, a)
+	}
+	p, err := s.push.Settings(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"public_key": s.push.PublicKey(), "max_devices": db.MaxPushDevices, "devices": out, "kinds": apiPushKindsOf(p)})
+}
+
+// apiAddPushDevice stores a push subscription ({"endpoint", "keys":
+// {"p256dh", "auth"}}, as a browser's PushSubscription.toJSON() gives
+// it), named after the request's User-Agent.
+func (s *Server) apiAddPushDevice(c echo.Context) error {
+	var sub push.Subscription
+	if err := json.NewDecoder(c.Request().Body).Decode(&sub); err != nil {
+		return apperr.E(apperr.Invalid, `The body is not a push subscription: {"endpoint": "https://…", "keys": {"p256dh": "…", "auth": "…"}}.`)
+	}
+	d, err := s.push.Subscribe(c.Request().Context(), apiUser(c).ID, sub, c.Request().UserAgent())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, apiDevice{ID: d.ID, Name: d.Name, Endpoint: d.Endpoint, AddedAt: apiTime(d.CreatedAt)})
+}
+
+// apiDeviceID reads a device's id from the path.
+func apiDeviceID(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, apperr.E(apperr.NotFound, "You have no such device: it was removed already.")
+	}
+	return id, nil
+}
+
+// apiRemovePushDevice forgets a device.
+func (s *Server) apiRemovePushDevice(c echo.Context) error {
+	id, err := apiDeviceID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.push.Remove(c.Request().Context(), apiUser(c).ID, id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// apiTestPushDevice sends a device a test notification.
+func (s *Server) apiTestPushDevice(c echo.Context) error {
+	id, err := apiDeviceID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.push.Test(c.Request().Context(), apiUser(c).ID, id); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"status": "queued"})
+}
+
+// apiSetPushKinds changes which kinds of push the devices get: the kinds
+// named in the body, the others as they were.
+func (s *Server) apiSetPushKinds(c echo.Context) error {
+	var in apiPushKinds
+	dec := json.NewDecoder(c.Request().Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return apperr.E(apperr.Invalid, "The body is an object of kinds, each true or false: your_turn, reminder, timed_out, game_over, invitation, rematch, chat, tournament.")
+	}
+	ctx := c.Request().Context()
+	u := apiUser(c)
+	p, err := s.push.Settings(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	for _, f := range in.fields(&p) {
+		if *f.in != nil {
+			*f.out = **f.in
+		}
+	}
+	if err := s.push.SetSettings(ctx, u.ID, p); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, apiPushKindsOf(p))
 }

@@ -283,3 +283,89 @@ func (s *Server) apiLadder(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"pool": pool, "page": l.Page, "pages": l.Pages, "your_rank": l.MyRank, "ladder": rows, "provisional": prov})
 }
+
+// apiProfile is a player's public record, as the profile page shows it:
+// their rating in their pool (people's or bots'), recent public games,
+// record by table size and tournaments; and how the token's owner stands
+// with them (following, blocking).
+func (s *Server) apiProfile(c echo.Context) error {
+	ctx := c.Request().Context()
+	u, err := s.accounts.UserByName(ctx, c.Param("name"))
+	if err != nil {
+		return err
+	}
+	p, err := s.ranked.Profile(ctx, u)
+	if err != nil {
+		return err
+	}
+	type game struct {
+		ID         int64   `json:"game_id"`
+		Seats      int     `json:"seats"`
+		Ranked     bool    `json:"ranked"`
+		Place      *int    `json:"place,omitempty"`
+		Score      *int    `json:"score,omitempty"`
+		FinishedAt *string `json:"finished_at,omitempty"`
+		Change     *int    `json:"rating_change,omitempty"`
+	}
+	type size struct {
+		Seats int `json:"seats"`
+		Games int `json:"games"`
+		Wins  int `json:"wins"`
+	}
+	type event struct {
+		ID     int64  `json:"tournament_id"`
+		Name   string `json:"name"`
+		Kind   string `json:"kind"`
+		Status string `json:"status"`
+		Place  *int   `json:"place,omitempty"`
+	}
+	pool := ranked.People
+	if u.Bot {
+		pool = ranked.Bots
+	}
+	out := map[string]any{
+		"name": u.Username, "bot_account": u.Bot, "joined": apiTime(u.CreatedAt), "pool": pool,
+		"rating": math.Round(p.Rating*10) / 10, "ranked_games": p.Games, "wins": p.Wins, "provisional": p.Games < rating.Provisional,
+	}
+	if p.Rank > 0 {
+		out["rank"] = p.Rank
+	}
+	recent := []game{}
+	for _, g := range p.Recent {
+		r := game{ID: g.GameID, Seats: g.Seats, Ranked: g.Ranked, Place: g.Place, Score: g.Total}
+		if g.FinishedAt != nil {
+			t := apiTime(*g.FinishedAt)
+			r.FinishedAt = &t
+		}
+		if g.Before != nil && g.After != nil {
+			d := int(math.Round(*g.After - *g.Before))
+			r.Change = &d
+		}
+		recent = append(recent, r)
+	}
+	out["recent_games"] = recent
+	sizes := []size{}
+	for _, r := range p.BySize {
+		sizes = append(sizes, size{r.Seats, r.Games, r.Wins})
+	}
+	out["by_size"] = sizes
+	events := []event{}
+	if s.tournaments != nil {
+		ts, err := s.tournaments.PlayedBy(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		for _, t := range ts {
+			events = append(events, event{t.ID, t.Name, t.Kind, t.Status, t.Place})
+		}
+	}
+	out["tournaments"] = events
+	if me := apiUser(c); me.ID != u.ID && !u.Guest {
+		rel, err := s.people.Relation(ctx, me.ID, u.ID)
+		if err != nil {
+			return err
+		}
+		out["you_follow"], out["you_block"], out["blocks_you"] = rel.Follows, rel.Blocks, rel.BlockedBy
+	}
+	return c.JSON(http.StatusOK, out)
+}

@@ -191,6 +191,12 @@ func (s *Server) routes(e *echo.Echo) {
 	api.POST("/tournaments/:id/pause", s.apiTournamentDo(s.pauseTournament))
 	api.POST("/tournaments/:id/resume", s.apiTournamentDo(s.resumeTournament))
 	api.POST("/tournaments/:id/withdraw", s.apiTournamentDo(s.withdrawTournament))
+	api.GET("/push/devices", s.apiPushDevices)
+	api.POST("/push/devices", s.apiAddPushDevice)
+	api.DELETE("/push/devices/:id", s.apiRemovePushDevice)
+	api.POST("/push/devices/:id/test", s.apiTestPushDevice)
+	api.PUT("/push/kinds", s.apiSetPushKinds)
+	api.GET("/users/:name", s.apiProfile)
 	api.GET("/games/:id/chat", s.apiChat)
 	api.POST("/games/:id/chat", s.apiPostChat)
 }

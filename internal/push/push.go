@@ -27,6 +27,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"nothanks/internal/apperr"
 	"nothanks/internal/clock"
@@ -152,14 +154,20 @@ func public(ip net.IP) bool {
 		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast())
 }
 
-// Subscription is what a browser's PushSubscription.toJSON() gives.
+// Subscription is what a browser's PushSubscription.toJSON() gives; an
+// app may name its device too.
 type Subscription struct {
 	Endpoint string `json:"endpoint"`
 	Keys     struct {
 		P256dh string `json:"p256dh"`
 		Auth   string `json:"auth"`
 	} `json:"keys"`
+	// Name, when given, names the device rather than its user agent.
+	Name string `json:"name,omitempty"`
 }
+
+// MaxDeviceName bounds a device's name, in characters.
+const MaxDeviceName = 40
 
 // MaxEndpoint bounds an endpoint URL's length.
 const MaxEndpoint = 2048
@@ -200,8 +208,15 @@ func (s *Service) Subscribe(ctx context.Context, userID int64, sub Subscription,
 	if err := s.Check(sub); err != nil {
 		return db.PushDevice{}, err
 	}
+	name := DeviceName(userAgent)
+	if n := strings.TrimSpace(sub.Name); n != "" || sub.Name != "" {
+		if n == "" || utf8.RuneCountInString(n) > MaxDeviceName || !utf8.ValidString(n) || strings.IndexFunc(n, unicode.IsControl) >= 0 {
+			return db.PushDevice{}, apperr.E(apperr.Invalid, "A device's name is 1 to %d characters on one line.", MaxDeviceName)
+		}
+		name = n
+	}
 	d, ok, err := s.store.AddPushDevice(ctx, db.PushDevice{UserID: userID, Endpoint: sub.Endpoint, P256dh: sub.Keys.P256dh, Auth: sub.Keys.Auth,
-		Name: DeviceName(userAgent), CreatedAt: s.clock.Now()})
+		Name: name, CreatedAt: s.clock.Now()})
 	if err != nil {
 		return db.PushDevice{}, err
 	}
