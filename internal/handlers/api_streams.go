@@ -243,7 +243,7 @@ func (r streamRenderer) GameLine(_ context.Context, st *games.State, k watch.Key
 	out := r.s.apiTableOf(t, logRecent)
 	if k.From >= 0 && out.View != nil {
 		v := *out.View
-		v.Events = eventsAfter(t.Log(), k.From)
+		v.Events = eventsAfter(t.Log(), k.From, k.Opening)
 		out.View, out.EventsOmitted = &v, 0
 	}
 	b, err := json.Marshal(gameLine{Type: apistream.LineGame, Game: out})
@@ -255,8 +255,12 @@ func (r streamRenderer) GameLine(_ context.Context, st *games.State, k watch.Key
 
 // eventsAfter is the part of a game's log after version n: from its
 // (n+1)th action (each action makes one version) on, with what each
-// caused.
-func eventsAfter(log []engine.Event, n int) []engine.Event {
+// caused. With opening, version 0 counts from before the start: the
+// events that began the game (the first round's start) come too.
+func eventsAfter(log []engine.Event, n int, opening bool) []engine.Event {
+	if n == 0 && opening {
+		return log
+	}
 	actions := 0
 	for i, e := range log {
 		if _, ok := e.Action(); ok {

@@ -270,6 +270,83 @@ func TestAPIGameStreamResumesAfterADrop(t *testing.T) {
 	}
 }
 
+// A stream opened at an open table misses nothing of the start: the
+// table before the start and the first position are both version 0, and
+// the line of the start carries the first round's start (the one event
+// the start makes, with no decision), so that the lines' events are still
+// the game's log. A client resuming from version 0 gets it too.
+func TestAPIGameStreamOpenedBeforeTheStart(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	players := []*apptest.API{s.APIFor("Early"), s.APIFor("Second"), s.APIFor("Last")}
+	status, g := players[0].Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 300})
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d %v", status, g)
+	}
+	path := fmt.Sprintf("/api/v1/games/%v", g["id"])
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lines := players[0].Stream(ctx, path+"/stream")
+	if first := lines.Next("game")["game"].(map[string]any); first["status"] != "open" || first["version"] != 0.0 {
+		t.Fatalf("the first line: %v at version %v", first["status"], first["version"])
+	}
+	for _, p := range players[1:] {
+		if status, v := p.Do(http.MethodPost, path+"/join", nil); status != http.StatusOK {
+			t.Fatalf("join: %d %v", status, v)
+		}
+	}
+	kinds := func(g map[string]any) []string {
+		out := []string{}
+		if v, ok := g["view"].(map[string]any); ok {
+			for _, e := range v["events"].([]any) {
+				out = append(out, e.(map[string]any)["kind"].(string))
+			}
+		}
+		return out
+	}
+	var start map[string]any
+	for start == nil {
+		g := lines.Next("game")["game"].(map[string]any)
+		switch g["status"] {
+		case "open":
+			if k := kinds(g); len(k) != 0 {
+				t.Errorf("a line of the open table carries events %v", k)
+			}
+		case "playing":
+			start = g
+		default:
+			t.Fatalf("a line with status %v", g["status"])
+		}
+	}
+	if start["version"] != 0.0 || fmt.Sprint(kinds(start)) != "[round_start]" {
+		t.Errorf("the line of the start: version %v with events %v, want version 0 with [round_start]", start["version"], kinds(start))
+	}
+	lines.Close()
+	// Resumed from version 0, after the start: the start's event again
+	// (the server cannot tell which version 0 the client read).
+	again := players[0].Stream(ctx, path+"/stream?version=0")
+	if g := again.Next("game")["game"].(map[string]any); fmt.Sprint(kinds(g)) != "[round_start]" {
+		t.Errorf("resumed from version 0: events %v, want [round_start]", kinds(g))
+	}
+	// The first decision's line carries that decision alone.
+	took := false
+	for _, p := range players {
+		if _, read := p.Do(http.MethodGet, path, nil); read["your_turn"] == true {
+			if status, v := p.Do(http.MethodPost, path+"/take", map[string]any{"version": 0}); status != http.StatusOK {
+				t.Fatalf("take: %d %v", status, v)
+			}
+			took = true
+			break
+		}
+	}
+	if !took {
+		t.Fatal("nobody's turn at the start")
+	}
+	g = again.Next("game")["game"].(map[string]any)
+	if k := kinds(g); g["version"] != 1.0 || len(k) == 0 || k[0] != "take" || slices.Contains(k, "round_start") {
+		t.Errorf("the first decision's line: version %v with events %v, want version 1 from the take on", g["version"], k)
+	}
+}
+
 // The stream's errors: no token, a bad one, a game that is not there or
 // is private, too many streams for one token; a revoked token's streams
 // end at once, on every instance, with a last line saying why.

@@ -76,6 +76,12 @@ type Key struct {
 	// From is, for an API line, the version after which its events start
 	// (-1: the recent events, as a read of the game answers).
 	From int
+	// Opening: with From 0, the events of the start (before the first
+	// decision, which makes version 1) come too. The table before the
+	// start and the first position are both version 0, so a line after
+	// one drawn before the start, or a client resuming from version 0,
+	// needs them; a line after one drawn at the first position does not.
+	Opening bool
 }
 
 // Role is a viewer's part at an open table.
@@ -415,6 +421,7 @@ func (h *Hub) subscribeAPI(ctx context.Context, r *room, st *games.State, sub *S
 	if k.From > st.Game.Version {
 		k.From = -1
 	}
+	k.Opening = k.From == 0
 	f, err := h.lineFor(ctx, r, st, k)
 	if err != nil {
 		h.Unsubscribe(sub)
@@ -472,6 +479,7 @@ func (h *Hub) sendLine(ctx context.Context, r *room, st *games.State, s *Sub) er
 	}
 	k := KeyFor(st, s.viewer)
 	k.From = from
+	k.Opening = from == 0 && (prev == nil || prev.Game.Status == db.StatusOpen)
 	f, err := h.lineFor(ctx, r, st, k)
 	if err != nil {
 		return err
