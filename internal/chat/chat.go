@@ -174,7 +174,9 @@ func (s *Service) Post(ctx context.Context, u db.User, gameID int64, code, text 
 	}
 	if a.Count > RateLimit {
 		wait := max(a.WindowFrom.Add(RateWindow).Sub(now).Round(time.Second), time.Second)
-		return 0, apperr.E(apperr.TooMany, "You are writing too fast: at most %d messages in %d seconds. Wait %d s.", RateLimit, int(RateWindow/time.Second), int(wait/time.Second))
+		e := apperr.E(apperr.TooMany, "You are writing too fast: at most %d messages in %d seconds. Wait %d s.", RateLimit, int(RateWindow/time.Second), int(wait/time.Second))
+		e.RetryAfter = wait
+		return 0, e
 	}
 	// A message in the players' chat of a game in play is pushed to the
 	// other players' devices, unless they are at the table by then.

@@ -42,7 +42,11 @@ func (s *Server) openAPIStream(c echo.Context) (*apistream.Stream, error) {
 	token, _ := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
 	st, err := s.apiStreams.Open(c.Request().Context(), accounts.TokenHash(strings.TrimSpace(token)))
 	if errors.Is(err, apistream.ErrTooMany) {
-		return nil, apperr.E(apperr.TooMany, "This token holds %d streams open already: close one before opening another.", apistream.MaxPerToken)
+		// A stream closed elsewhere is counted off within a count's
+		// refresh: try again after one.
+		e := apperr.E(apperr.TooMany, "This token holds %d streams open already: close one before opening another.", apistream.MaxPerToken)
+		e.RetryAfter = apistream.CountsEvery
+		return nil, e
 	}
 	return st, err
 }

@@ -400,6 +400,11 @@ func TestAPIStreamRefusalsAndRevokedTokens(t *testing.T) {
 			t.Fatalf("one stream too many: %d %s", status, body)
 		}
 	}
+	// The answer says when to try again: after the open streams are
+	// counted again.
+	if st, h, _ := apiHeaders(t, s, me, http.MethodGet, "/api/v1/stream/events", nil); st != http.StatusTooManyRequests || h.Get("Retry-After") != "3" {
+		t.Errorf("one stream too many: %d with Retry-After %q, want 429 with 3", st, h.Get("Retry-After"))
+	}
 	open[0].Close()
 	var again *apptest.Lines
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {

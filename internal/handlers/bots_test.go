@@ -327,6 +327,28 @@ func TestBotAccountsPlayRankedAmongBotsOnly(t *testing.T) {
 		st, body := ann.Do(http.MethodPost, "/api/v1/bot/queue", map[string]any{"sizes": []int{3}, "pace": "live"})
 		forbidden(t, st, body, "The bot queue is for bot accounts; people play ranked in the ranked queue.")
 	})
+	// A ranked table made by hand is people's: a bot account is not
+	// invited to it, when the table is made or later, with a message
+	// saying why and what to do; the table is not made with the refusal.
+	t.Run("ErrBotInvitedToRanked", func(t *testing.T) {
+		want := "Ida is a bot account, and bots cannot play ranked games with people: make the table casual to invite it."
+		_, before := ben.Do(http.MethodGet, "/api/v1/games/mine", nil)
+		st, body := ben.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "ranked": true, "invite": []string{"ida"}})
+		if code, msg := errorOf(body); st != http.StatusUnprocessableEntity || msg != want {
+			t.Errorf("create a ranked table inviting a bot: %d %s %q, want 422 %q", st, code, msg, want)
+		}
+		if _, after := ben.Do(http.MethodGet, "/api/v1/games/mine", nil); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("a table was made with the refused invitation: %v", after)
+		}
+		_, g := ben.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "ranked": true})
+		st, body = ben.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/invites", gameIDOf(t, g)), map[string]any{"username": "Ida"})
+		if code, msg := errorOf(body); st != http.StatusUnprocessableEntity || msg != want {
+			t.Errorf("invite a bot to a ranked table: %d %s %q, want 422 %q", st, code, msg, want)
+		}
+		if _, invs := ida.Do(http.MethodGet, "/api/v1/invites", nil); len(invs["invitations"].([]any)) != 0 {
+			t.Errorf("the bot was invited: %v", invs)
+		}
+	})
 	t.Run("InvitedToACasualTable", func(t *testing.T) {
 		st, g := ben.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "invite": []string{"Ida"}})
 		if st != http.StatusCreated {

@@ -85,6 +85,9 @@ func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string)
 	if _, seated := st.SeatOf(&to.ID); seated {
 		return apperr.E(apperr.Invalid, "%s is at this table already.", to.Username)
 	}
+	if err := botAtRanked(to, st.Game.Ranked); err != nil {
+		return err
+	}
 	now := s.clock.Now()
 	// Invitations reach other people (by mail, too): an account sends at
 	// most RateLimit an hour, counted in Postgres across instances.
@@ -94,7 +97,9 @@ func (s *Service) Invite(ctx context.Context, fromID, gameID int64, name string)
 	}
 	if a.Count > RateLimit {
 		wait := max(a.WindowFrom.Add(RateWindow).Sub(now), time.Minute)
-		return apperr.E(apperr.TooMany, "You have sent too many invitations: at most %d an hour. Try again in %d minutes.", RateLimit, int(wait.Round(time.Minute)/time.Minute))
+		e := apperr.E(apperr.TooMany, "You have sent too many invitations: at most %d an hour. Try again in %d minutes.", RateLimit, int(wait.Round(time.Minute)/time.Minute))
+		e.RetryAfter = wait
+		return e
 	}
 	expires, mail := now.Add(LiveFor), false
 	if st.Game.Pace == games.Correspondence {
@@ -129,7 +134,7 @@ func Names(s string) []string {
 // may invite each of names to it, and returns their usernames as spelled
 // on their accounts: the first name that may not be invited is answered
 // (Invalid), and nothing should be created.
-func (s *Service) Check(ctx context.Context, fromID int64, names []string, seats int) ([]string, error) {
+func (s *Service) Check(ctx context.Context, fromID int64, names []string, seats int, ranked bool) ([]string, error) {
 	if seats >= 2 && len(names) > seats-1 {
 		return nil, apperr.E(apperr.Invalid, "A table of %d seats has room for %d invited players.", seats, seats-1)
 	}
@@ -142,9 +147,22 @@ func (s *Service) Check(ctx context.Context, fromID int64, names []string, seats
 		if to.ID == fromID {
 			return nil, apperr.E(apperr.Invalid, "You sit at your table already: invite the others.")
 		}
+		if err := botAtRanked(to, ranked); err != nil {
+			return nil, err
+		}
 		out = append(out, to.Username)
 	}
 	return out, nil
+}
+
+// botAtRanked refuses to invite a bot account to a ranked table: ranked
+// tables made by hand are people's (bots play ranked from the bot queue),
+// so the bot could not take the seat.
+func botAtRanked(to db.User, ranked bool) error {
+	if ranked && to.Bot {
+		return apperr.E(apperr.Invalid, "%s is a bot account, and bots cannot play ranked games with people: make the table casual to invite it.", to.Username)
+	}
+	return nil
 }
 
 // invitee finds the account a name invites: a registered, active player
@@ -184,7 +202,7 @@ type Table struct {
 // reason in Refused.
 func (s *Service) CreateTable(ctx context.Context, fromID int64, in games.CreateInput, names []string) (Table, error) {
 	optionsErr := in.Validate().Err()
-	names, err := s.Check(ctx, fromID, names, in.Seats)
+	names, err := s.Check(ctx, fromID, names, in.Seats, in.Ranked)
 	if err != nil {
 		if apperr.CodeOf(err) == apperr.Internal {
 			return Table{}, err
