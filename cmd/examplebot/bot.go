@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -99,11 +100,11 @@ func (b *Bot) Run(ctx context.Context) error {
 				}
 			case "invitation":
 				if b.Accept {
-					return b.post(ctx, fmt.Sprintf("/api/v1/invites/%d/accept", l.InvitationID), nil)
+					return b.answer(ctx, fmt.Sprintf("/api/v1/invites/%d", l.InvitationID), "invitation", l)
 				}
 			case "rematch_offer":
 				if b.Accept {
-					return b.post(ctx, fmt.Sprintf("/api/v1/games/%d/rematch", l.GameID), nil)
+					return b.answer(ctx, fmt.Sprintf("/api/v1/games/%d/rematch", l.GameID), "offer to play again", l)
 				}
 			}
 			return nil
@@ -122,6 +123,31 @@ func (b *Bot) Run(ctx context.Context) error {
 
 var errRevoked = errors.New("the token was revoked")
 
+// answer accepts an invitation (path/accept) or an offer to play again
+// (path itself). One the site refuses (a ranked table of people, too many
+// games at once, an invitation answered meanwhile) is declined and the
+// bot goes on: only a broken connection or a revoked token ends the
+// stream, never one refusal.
+func (b *Bot) answer(ctx context.Context, path, what string, l line) error {
+	accept, decline := path+"/accept", path+"/decline"
+	if what != "invitation" {
+		accept = path
+	}
+	err := b.post(ctx, accept, nil, 0)
+	var r refused
+	if !errors.As(err, &r) {
+		if err == nil {
+			b.Log.Info("accepted", "what", what, "game", l.GameID)
+		}
+		return err
+	}
+	b.Log.Warn("could not accept", "what", what, "game", l.GameID, "err", err)
+	if err := b.post(ctx, decline, nil, 0); err != nil && !errors.As(err, &r) {
+		return err
+	}
+	return nil
+}
+
 // play follows one game to its end, deciding whenever it is the bot's turn.
 func (b *Bot) play(ctx context.Context, id int64) {
 	version := -1
@@ -131,6 +157,9 @@ func (b *Bot) play(ctx context.Context, id int64) {
 			path += fmt.Sprintf("?version=%d", version)
 		}
 		over := false
+		if version < 0 {
+			b.Log.Info("game started", "game", id)
+		}
 		err := b.stream(ctx, path, func(l line) error {
 			if l.Type != "game" || l.Game == nil || l.Game.Version < version {
 				return nil
@@ -145,10 +174,13 @@ func (b *Bot) play(ctx context.Context, id int64) {
 				return nil
 			}
 			move := decide(g)
-			err := b.post(ctx, fmt.Sprintf("/api/v1/games/%d/%s", id, move), map[string]int{"version": g.Version})
-			var c conflict
-			if errors.As(err, &c) {
+			err := b.post(ctx, fmt.Sprintf("/api/v1/games/%d/%s", id, move), map[string]int{"version": g.Version}, 3)
+			var r refused
+			if errors.As(err, &r) && r.status == http.StatusConflict {
 				return nil // the game moved on: its next line says how
+			}
+			if err == nil {
+				b.Log.Info("decided", "game", id, "version", g.Version, "card", g.View.ActiveCard, "pot", g.View.Pot, "move", move)
 			}
 			return err
 		})
@@ -236,34 +268,53 @@ func (b *Bot) stream(ctx context.Context, path string, on func(line) error) erro
 	}
 }
 
-// conflict is a 409: the game moved on since the bot looked.
-type conflict struct{ msg string }
+// refused is a 4xx answer other than 401: the site understood the
+// request and said no (409: the game moved on since the bot looked; 403,
+// 422 or 429: not allowed, not now), with its message.
+type refused struct {
+	status int
+	msg    string
+}
 
-func (c conflict) Error() string { return c.msg }
+func (r refused) Error() string { return r.msg }
 
-// post sends a request with a JSON body and reads its answer.
-func (b *Bot) post(ctx context.Context, path string, body any) error {
-	var r io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		r = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.Base+path, r)
-	if err != nil {
+// post sends a request with a JSON body and reads its answer. A 429 (too
+// many moves a minute) is waited out as its Retry-After says and sent
+// again, up to retries times; after that it is a refusal.
+func (b *Bot) post(ctx context.Context, path string, body any, retries int) error {
+	raw, _ := json.Marshal(body)
+	for try := 0; ; try++ {
+		var r io.Reader
+		if body != nil {
+			r = bytes.NewReader(raw)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.Base+path, r)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+b.Token)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := b.HTTP.Do(req)
+		if err != nil {
+			return err
+		}
+		wait, err := strconv.Atoi(res.Header.Get("Retry-After"))
+		if res.StatusCode == http.StatusTooManyRequests && err == nil && wait > 0 && try < retries {
+			res.Body.Close()
+			b.Log.Warn("too many requests; waiting", "path", path, "seconds", wait)
+			sleep(ctx, time.Duration(wait)*time.Second)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
+		defer res.Body.Close()
+		if res.StatusCode >= 300 {
+			return answerError(res)
+		}
+		_, err = io.Copy(io.Discard, res.Body)
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+b.Token)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := b.HTTP.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	if res.StatusCode >= 300 {
-		return answerError(res)
-	}
-	_, err = io.Copy(io.Discard, res.Body)
-	return err
 }
 
 // answerError is an API error answer as an error, with its message.
@@ -274,11 +325,11 @@ func answerError(res *http.Response) error {
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<16))
 	_ = json.Unmarshal(raw, &e)
 	msg := fmt.Sprintf("%s %s: %d %s: %s", res.Request.Method, res.Request.URL.Path, res.StatusCode, e.Error.Code, strings.TrimSpace(e.Error.Message))
-	switch res.StatusCode {
-	case http.StatusConflict:
-		return conflict{msg}
-	case http.StatusUnauthorized:
+	switch {
+	case res.StatusCode == http.StatusUnauthorized:
 		return fmt.Errorf("%w: %s", errRevoked, msg)
+	case res.StatusCode >= 400 && res.StatusCode < 500:
+		return refused{res.StatusCode, msg}
 	}
 	return errors.New(msg)
 }

@@ -27,6 +27,13 @@ func (c *counting) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// list is what was sent so far.
+func (c *counting) list() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.sent...)
+}
+
 // The example bot, on a new account made a bot account as it starts, is
 // invited by two people, accepts
 // through its event stream, and plays the whole game through the game's
@@ -115,5 +122,78 @@ func TestExampleBotPlaysAGameAgainstPeopleThroughItsStreams(t *testing.T) {
 	want := map[string]int{"GET /api/v1/stream/events": 1, fmt.Sprintf("GET /api/v1/games/%d/stream", id): 1, "accept": 1, "move": decisions}
 	if fmt.Sprint(counts) != fmt.Sprint(want) {
 		t.Errorf("the bot's requests %v, want %v (%d in all)", counts, want, len(sent.sent))
+	}
+}
+
+// An invitation the site will not let the bot accept (here: it holds as
+// many games at once as a bot account may) is declined, and the bot goes
+// on reading the same event stream: it neither stops nor reconnects, and
+// the inviter sees the invitation declined.
+func TestExampleBotDeclinesWhatItCannotAccept(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	botAPI := s.APIFor("BusyBot")
+	if status, body := botAPI.Do(http.MethodPost, "/api/v1/bot/account/upgrade", nil); status != http.StatusOK {
+		t.Fatalf("upgrade to a bot account: %d %v", status, body)
+	}
+	// Ten tables waiting for players: as many games as a bot may hold.
+	for i := range 10 {
+		if status, body := botAPI.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 300}); status != http.StatusCreated {
+			t.Fatalf("table %d: %d %v", i+1, status, body)
+		}
+	}
+	ann := s.APIFor("Ann")
+	sent := &counting{}
+	b := &Bot{Base: s.URL, Token: botAPI.Token, HTTP: &http.Client{Transport: sent}, Accept: true,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ran := make(chan error, 1)
+	go func() { ran <- b.Run(ctx) }()
+	for deadline := time.Now().Add(10 * time.Second); len(sent.list()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the bot opened no stream")
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	status, g := ann.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 1, "pace": "live", "turn_seconds": 300, "invite": []string{"BusyBot"}})
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d %v", status, g)
+	}
+	path := fmt.Sprintf("/api/v1/games/%v/invites", g["id"])
+	state := ""
+	for deadline := time.Now().Add(10 * time.Second); state != "declined" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		_, res := ann.Do(http.MethodGet, path, nil)
+		if list, _ := res["invitations"].([]any); len(list) == 1 {
+			state, _ = list[0].(map[string]any)["state"].(string)
+		}
+	}
+	if state != "declined" {
+		t.Fatalf("the invitation is %q, want declined", state)
+	}
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case err := <-ran:
+		t.Fatalf("the bot stopped: %v", err)
+	default:
+	}
+	counts := map[string]int{}
+	for _, r := range sent.list() {
+		switch {
+		case r == "GET /api/v1/stream/events":
+			counts["stream"]++
+		case regexp.MustCompile(`^POST /api/v1/invites/\d+/accept$`).MatchString(r):
+			counts["accept"]++
+		case regexp.MustCompile(`^POST /api/v1/invites/\d+/decline$`).MatchString(r):
+			counts["decline"]++
+		default:
+			t.Errorf("an unexpected request: %s", r)
+		}
+	}
+	if want := map[string]int{"stream": 1, "accept": 1, "decline": 1}; fmt.Sprint(counts) != fmt.Sprint(want) {
+		t.Errorf("the bot's requests %v, want %v", counts, want)
+	}
+	cancel()
+	if err := <-ran; err != nil {
+		t.Errorf("the bot stopped with %v", err)
 	}
 }
