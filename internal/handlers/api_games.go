@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"nothanks/internal/accounts"
 	"nothanks/internal/apperr"
 	"nothanks/internal/db"
 	"nothanks/internal/engine"
@@ -22,19 +23,34 @@ const ctxAPIUser = "api_user"
 // cannot be made to call the API on its user's behalf.
 func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		auth := c.Request().Header.Get(echo.HeaderAuthorization)
-		token, ok := strings.CutPrefix(auth, "Bearer ")
+		token, ok := bearerToken(c.Request())
 		if !ok {
+			// No credentials: the challenge alone (RFC 6750 §3.1).
 			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="nothanks"`)
+			return accounts.ErrBadToken
 		}
-		u, err := s.accounts.UserByAPIToken(c.Request().Context(), strings.TrimSpace(token))
+		u, err := s.accounts.UserByAPIToken(c.Request().Context(), token)
 		if err != nil {
-			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="nothanks", error="invalid_token"`)
+			if apperr.CodeOf(err) == apperr.Unauthorized {
+				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="nothanks", error="invalid_token"`)
+			}
 			return err
 		}
 		c.Set(ctxAPIUser, &u)
 		return next(c)
 	}
+}
+
+// bearerToken is the token of a request's "Authorization: Bearer <token>"
+// header; the scheme's case does not matter (RFC 9110 §11.1). ok is false
+// without such a header.
+func bearerToken(r *http.Request) (token string, ok bool) {
+	scheme, token, found := strings.Cut(strings.TrimSpace(r.Header.Get(echo.HeaderAuthorization)), " ")
+	token = strings.TrimSpace(token)
+	if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", false
+	}
+	return token, true
 }
 
 func apiUser(c echo.Context) *db.User {

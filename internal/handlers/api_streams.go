@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -39,8 +38,8 @@ func endLine(reason string) []byte {
 
 // openAPIStream counts a stream of the request's token, or answers 429.
 func (s *Server) openAPIStream(c echo.Context) (*apistream.Stream, error) {
-	token, _ := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-	st, err := s.apiStreams.Open(c.Request().Context(), accounts.TokenHash(strings.TrimSpace(token)))
+	token, _ := bearerToken(c.Request())
+	st, err := s.apiStreams.Open(c.Request().Context(), accounts.TokenHash(token))
 	if errors.Is(err, apistream.ErrTooMany) {
 		// A stream closed elsewhere is counted off within a count's
 		// refresh: try again after one.

@@ -69,6 +69,44 @@ func TestAPIErrorsHaveStableCodes(t *testing.T) {
 	}
 }
 
+// The Authorization header as RFC 9110 and RFC 6750 read it: the scheme
+// in any case, the token after it; a bare token or another scheme is no
+// credential, answered with the challenge alone; a wrong token gets the
+// challenge with error="invalid_token".
+func TestAPIAuthorizationHeader(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	a := s.APIFor("Header")
+	challenge := `Bearer realm="nothanks"`
+	invalid := `Bearer realm="nothanks", error="invalid_token"`
+	for _, tc := range []struct {
+		header    string
+		status    int
+		challenge string
+	}{
+		{"Bearer " + a.Token, http.StatusOK, ""},
+		{"bearer " + a.Token, http.StatusOK, ""},
+		{"BEARER   " + a.Token + " ", http.StatusOK, ""},
+		{"", http.StatusUnauthorized, challenge},
+		{a.Token, http.StatusUnauthorized, challenge},
+		{"Basic " + a.Token, http.StatusUnauthorized, challenge},
+		{"Bearer", http.StatusUnauthorized, challenge},
+		{"Bearer nt_not-a-real-token", http.StatusUnauthorized, invalid},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/api/v1/me", nil)
+		if tc.header != "" {
+			req.Header.Set("Authorization", tc.header)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tc.status || res.Header.Get("WWW-Authenticate") != tc.challenge {
+			t.Errorf("Authorization %q: %d with WWW-Authenticate %q, want %d with %q", tc.header, res.StatusCode, res.Header.Get("WWW-Authenticate"), tc.status, tc.challenge)
+		}
+	}
+}
+
 func TestAPITokensFromSettings(t *testing.T) {
 	s := apptest.New(t)
 	c := s.Client().Register("Keys")

@@ -349,6 +349,21 @@ func TestBotAccountsPlayRankedAmongBotsOnly(t *testing.T) {
 			t.Errorf("the bot was invited: %v", invs)
 		}
 	})
+	// Tournaments are people's: a bot account (even with a confirmed
+	// address) neither creates nor joins one, and is told so.
+	t.Run("ErrBotInTournaments", func(t *testing.T) {
+		if _, err := s.Store.VerifyEmail(context.Background(), ida.ID, "ida@example.com", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		rules := map[string]any{"kind": "arena", "name": "Bots welcome?", "table_size": 3, "minutes": 20, "game_rounds": 1, "variant": "standard",
+			"pace": "live", "turn_seconds": 60, "max_players": 10, "starts_at": s.Clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)}
+		st, body := ida.Do(http.MethodPost, "/api/v1/tournaments", rules)
+		forbidden(t, st, body, "Bot accounts do not create tournaments: tournaments are played by people.")
+		hostie := verified(t, s, "Hostie")[0]
+		id := createEvent(t, s, hostie, rules)
+		st, body = ida.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil)
+		forbidden(t, st, body, "Bot accounts do not play in tournaments: they play casual games, and ranked games in the bot queue.")
+	})
 	t.Run("InvitedToACasualTable", func(t *testing.T) {
 		st, g := ben.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "invite": []string{"Ida"}})
 		if st != http.StatusCreated {

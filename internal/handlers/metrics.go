@@ -16,7 +16,7 @@ func (s *Server) metricsPage(c echo.Context) error {
 	if s.cfg.MetricsToken == "" || s.metrics == nil {
 		return echo.ErrNotFound
 	}
-	token, _ := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
+	token, _ := bearerToken(c.Request())
 	// Hashed first, so that the comparison takes the same time whatever
 	// the length sent.
 	got, want := sha256.Sum256([]byte(strings.TrimSpace(token))), sha256.Sum256([]byte(s.cfg.MetricsToken))

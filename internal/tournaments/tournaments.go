@@ -310,6 +310,8 @@ func mayCreate(u db.User) error {
 	switch {
 	case u.Guest:
 		return apperr.E(apperr.Forbidden, "Guests cannot create tournaments: register (free) first.")
+	case u.Bot:
+		return apperr.E(apperr.Forbidden, "Bot accounts do not create tournaments: tournaments are played by people.")
 	case !u.Active():
 		return apperr.E(apperr.Forbidden, "This account is closed.")
 	case u.EmailVerifiedAt == nil && !u.Admin:
