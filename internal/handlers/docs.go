@@ -3,12 +3,16 @@ package handlers
 import (
 	"bytes"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/labstack/echo/v4"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"nothanks/docs"
 	"nothanks/internal/i18n"
@@ -30,7 +34,59 @@ var docList = []views.Choice{
 	{Value: "guests", Label: i18n.M("Playing as a guest")},
 	{Value: "invites", Label: i18n.M("Inviting players by name")},
 	{Value: "people", Label: i18n.M("Following, blocking, chat and moderation")},
+	{Value: "push", Label: i18n.M("Notifications on your devices")},
 	{Value: "translating", Label: i18n.M("Languages and translating")},
+}
+
+// served reports whether a document is one of docList.
+func served(name string) bool {
+	for _, d := range docList {
+		if d.Value == name {
+			return true
+		}
+	}
+	return false
+}
+
+// docLinks turns the documents' links to each other ("bots.md",
+// "api.md#streams"), written for reading them in the repository, into
+// the site's addresses ("/docs/bots", "/docs/api#streams"). A link to a
+// file the site does not serve (the README, the operators' notes) keeps
+// its words without the link.
+type docLinks struct{}
+
+func (docLinks) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	var links []*ast.Link
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if l, ok := n.(*ast.Link); ok && entering {
+			links = append(links, l)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, l := range links {
+		dest := string(l.Destination)
+		if strings.Contains(dest, "://") || strings.HasPrefix(dest, "/") || strings.HasPrefix(dest, "#") {
+			continue
+		}
+		file, frag, _ := strings.Cut(dest, "#")
+		name, isDoc := strings.CutSuffix(file, ".md")
+		switch {
+		case isDoc && served(name):
+			to := "/docs/" + name
+			if frag != "" {
+				to += "#" + frag
+			}
+			l.Destination = []byte(to)
+		case isDoc || strings.HasPrefix(file, "../"):
+			parent := l.Parent()
+			for c := l.FirstChild(); c != nil; {
+				next := c.NextSibling()
+				parent.InsertBefore(parent, l, c)
+				c = next
+			}
+			parent.RemoveChild(parent, l)
+		}
+	}
 }
 
 // markdown renders the documents: GitHub-flavoured tables, heading ids for
@@ -38,12 +94,23 @@ var docList = []views.Choice{
 // site never needs any).
 var markdown = goldmark.New(
 	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+	goldmark.WithParserOptions(parser.WithAutoHeadingID(),
+		parser.WithASTTransformers(util.Prioritized(docLinks{}, 100))),
 )
 
 // renderedDocs caches each document's HTML: they are embedded, so they
 // never change while the process runs.
 var renderedDocs sync.Map
+
+// docIndex lists the documents, with the API reference.
+func (s *Server) docIndex(c echo.Context) error {
+	list := make([]views.Choice, 0, len(docList)+1)
+	for _, d := range docList {
+		list = append(list, views.Choice{Value: d.Value, Label: tr(c, d.Label)})
+	}
+	list = append(list, views.Choice{Value: "api-reference", Label: tr(c, i18n.M("API reference"))})
+	return render(c, http.StatusOK, views.DocIndex(s.page(c, tr(c, i18n.M("Documentation"))), list))
+}
 
 // doc serves one of the Markdown documents as a page of the site.
 func (s *Server) doc(c echo.Context) error {

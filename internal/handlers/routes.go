@@ -20,6 +20,7 @@ func (s *Server) routes(e *echo.Echo) {
 
 	e.GET("/", s.home)
 	e.GET("/rules", s.rules)
+	e.GET("/docs", s.docIndex)
 	e.GET("/docs/:name", s.doc)
 	e.GET("/docs/api-reference", s.apiReferencePage)
 	e.GET("/api/v1/openapi.json", s.openAPIDoc)

@@ -1,8 +1,11 @@
 package handlers_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -138,6 +141,65 @@ func TestDocsAreServed(t *testing.T) {
 	}
 	if res := s.Client().Get("/docs/..%2Fgo.mod"); res.Status != http.StatusNotFound {
 		t.Errorf("a path outside docs: %d", res.Status)
+	}
+}
+
+// /docs lists the documents, and every link between them leads to a page
+// of the site (the repository's "bots.md" becomes "/docs/bots"), to the
+// heading it names; none points at a Markdown file.
+func TestDocsLinkToEachOther(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	c := s.Client()
+	index := c.Get("/docs")
+	if index.Status != http.StatusOK || !index.Has("doc-index") {
+		t.Fatalf("/docs: %d", index.Status)
+	}
+	href := regexp.MustCompile(`href="([^"]*)"`)
+	var pages []string
+	for _, m := range href.FindAllStringSubmatch(index.Body, -1) {
+		if strings.HasPrefix(m[1], "/docs/") && !slices.Contains(pages, m[1]) {
+			pages = append(pages, m[1])
+		}
+	}
+	// Every .md file of docs/ but the operators' notes, and the reference.
+	if want := []string{"/docs/api", "/docs/bots", "/docs/push", "/docs/rules", "/docs/api-reference"}; !func() bool {
+		for _, w := range want {
+			if !slices.Contains(pages, w) {
+				return false
+			}
+		}
+		return len(pages) == 15
+	}() {
+		t.Errorf("/docs lists %v", pages)
+	}
+	bodies := map[string]string{}
+	for _, p := range pages {
+		res := c.Get(p)
+		if res.Status != http.StatusOK {
+			t.Errorf("%s: %d", p, res.Status)
+		}
+		bodies[p] = res.Body
+	}
+	checked := 0
+	for p, body := range bodies {
+		for _, m := range href.FindAllStringSubmatch(body, -1) {
+			link := html.UnescapeString(m[1])
+			if strings.Contains(link, ".md") {
+				t.Errorf("%s links to %s", p, link)
+			}
+			to, frag, _ := strings.Cut(link, "#")
+			target, ok := bodies[to]
+			if !ok {
+				continue
+			}
+			checked++
+			if frag != "" && !strings.Contains(target, `id="`+frag+`"`) {
+				t.Errorf("%s links to %s, which has no heading %q", p, link, frag)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d links between the documents", checked)
 	}
 }
 
