@@ -322,8 +322,28 @@ func (s *Server) apiAct(kind engine.ActionKind) echo.HandlerFunc {
 		if b.Version == nil {
 			return nil, (apperr.FieldErrors{"version": "Send the version of the game you saw, as {\"version\": N}."}).Err()
 		}
-		return s.games.Act(c.Request().Context(), userID, id, *b.Version, kind)
+		after, err := s.games.Act(c.Request().Context(), userID, id, *b.Version, kind)
+		if apperr.CodeOf(err) == apperr.Conflict {
+			// A move refused because the game is not where the caller
+			// thought (a stale version, not its turn, not started or
+			// over) comes with the caller's view as it is now ("here is
+			// the table as it is now"), so that no read is needed.
+			if t, terr := s.games.Table(c.Request().Context(), &userID, id, ""); terr == nil {
+				view := s.apiTableOf(t, logParam(c, logRecent))
+				return nil, withGame{err, &view}
+			}
+		}
+		return after, err
 	})
 }
+
+// withGame is an API error answered with the caller's view of the game
+// beside it ("game"): a refused move's 409.
+type withGame struct {
+	error
+	game *apiTable
+}
+
+func (w withGame) Unwrap() error { return w.error }
 
 func (s *Server) apiRecord(c echo.Context) error { return s.record(c) }

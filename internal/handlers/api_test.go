@@ -232,3 +232,50 @@ func TestAPIAnswersStayBoundedAsTheGameGrows(t *testing.T) {
 		}
 	}
 }
+
+// A move the API refuses with 409 comes with the caller's view of the
+// game as it is now (the message says "here is the table as it is now"):
+// the same move sent twice gets the version after the first, and the
+// view hides the other seats' tokens as every answer does; out of turn,
+// the same.
+func TestAPIRefusedMoveComesWithTheTable(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	players := []*apptest.API{s.APIFor("Twice"), s.APIFor("Other"), s.APIFor("Third")}
+	id := newAPITable(t, players, nil)
+	path := fmt.Sprintf("/api/v1/games/%d", id)
+	var mover *apptest.API
+	var seat float64
+	for _, p := range players {
+		if _, g := p.Do(http.MethodGet, path, nil); g["your_turn"] == true {
+			mover, seat = p, g["your_seat"].(float64)
+		}
+	}
+	if status, g := mover.Do(http.MethodPost, path+"/pass", map[string]any{"version": 0}); status != http.StatusOK || g["version"] != 1.0 {
+		t.Fatalf("the first pass: %d %v", status, g["version"])
+	}
+	status, body := mover.Do(http.MethodPost, path+"/pass", map[string]any{"version": 0})
+	g, _ := body["game"].(map[string]any)
+	if status != http.StatusConflict || errCode(body) != "conflict" || g == nil || g["version"] != 1.0 || g["your_seat"] != seat || g["your_turn"] != false {
+		t.Fatalf("the pass again: %d %v", status, body)
+	}
+	seats := g["view"].(map[string]any)["seats"].([]any)
+	for i, st := range seats {
+		tokens := st.(map[string]any)["tokens"]
+		if mine := float64(i) == seat; mine != (tokens != nil) {
+			t.Errorf("seat %d's tokens in the refusal: %v (the caller sits at %v)", i, tokens, seat)
+		}
+	}
+	if mine := seats[int(seat)].(map[string]any)["tokens"]; mine != 10.0 {
+		t.Errorf("the caller's tokens after one pass: %v, want 11 - 1 = 10", mine)
+	}
+	// Out of turn, at the current version.
+	for _, p := range players {
+		if _, g := p.Do(http.MethodGet, path, nil); g["your_turn"] != true && p != mover {
+			status, body := p.Do(http.MethodPost, path+"/take", map[string]any{"version": 1})
+			if g, _ := body["game"].(map[string]any); status != http.StatusConflict || g == nil || g["version"] != 1.0 {
+				t.Errorf("out of turn: %d %v", status, body)
+			}
+			break
+		}
+	}
+}

@@ -146,7 +146,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 		c.Response().Header().Set(echo.HeaderRetryAfter, strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 	}
 	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		_ = c.JSON(status, apiError{Error: apiErrorBody{Code: string(code), Message: msg, Fields: fieldsOf(c.Request().Context(), err)}})
+		body := apiError{Error: apiErrorBody{Code: string(code), Message: msg, Fields: fieldsOf(c.Request().Context(), err)}}
+		if g := (withGame{}); errors.As(err, &g) {
+			body.Game = g.game
+		}
+		_ = c.JSON(status, body)
 		return
 	}
 	if isFragment(c) {
@@ -170,6 +174,8 @@ func plainPage(c echo.Context, title string) views.Page {
 
 type apiError struct {
 	Error apiErrorBody `json:"error"`
+	// Game: with a stale move's refusal, the game as it is now.
+	Game *apiTable `json:"game,omitempty"`
 }
 
 type apiErrorBody struct {
