@@ -13,6 +13,7 @@ import (
 	"nothanks/internal/db"
 	"nothanks/internal/engine"
 	"nothanks/internal/games"
+	"nothanks/internal/i18n"
 	"nothanks/internal/invites"
 )
 
@@ -243,8 +244,8 @@ type apiCreateInput struct {
 
 func (s *Server) apiCreateGame(c echo.Context) error {
 	in := apiCreateInput{CreateInput: games.DefaultCreateInput()}
-	if err := c.Bind(&in); err != nil {
-		return apperr.E(apperr.Invalid, "The body is not a JSON object of game options.")
+	if err := apiBind(c, &in, i18n.M("The body is not a JSON object of game options.")); err != nil {
+		return err
 	}
 	t, err := s.invites.CreateTable(c.Request().Context(), apiUser(c).ID, in.CreateInput, invites.Names(strings.Join(in.Invite, ",")))
 	if err != nil {
@@ -292,8 +293,8 @@ func (s *Server) apiDo(do func(c echo.Context, userID, gameID int64, body apiBod
 		}
 		var body apiBody
 		if c.Request().ContentLength != 0 {
-			if err := c.Bind(&body); err != nil {
-				return apperr.E(apperr.Invalid, "The body is not valid JSON.")
+			if err := apiBind(c, &body, i18n.M("The body is not valid JSON.")); err != nil {
+				return err
 			}
 		}
 		u := apiUser(c)
@@ -319,7 +320,7 @@ func apiLobby(do func(c echo.Context, userID, gameID int64, body apiBody) error)
 
 func (s *Server) apiAct(kind engine.ActionKind) echo.HandlerFunc {
 	return s.apiDo(func(c echo.Context, userID, id int64, b apiBody) (*games.State, error) {
-		if b.Version == nil {
+		if b.Version == nil || *b.Version < 0 {
 			return nil, (apperr.FieldErrors{"version": "Send the version of the game you saw, as {\"version\": N}."}).Err()
 		}
 		after, err := s.games.Act(c.Request().Context(), userID, id, *b.Version, kind)

@@ -279,3 +279,42 @@ func TestAPIRefusedMoveComesWithTheTable(t *testing.T) {
 		}
 	}
 }
+
+// A body with a value of the wrong type is answered 422 with the field
+// at fault and what it takes, in the fields of the error; a version below
+// 0 is bad input (422), not a stale one (409); nothing is made or moved.
+func TestAPIBadBodiesNameTheirField(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	players := []*apptest.API{s.APIFor("Typo"), s.APIFor("Other"), s.APIFor("Third")}
+	id := newAPITable(t, players, nil)
+	game := fmt.Sprintf("/api/v1/games/%d", id)
+	for _, tc := range []struct {
+		path  string
+		body  any
+		field string
+		says  string
+	}{
+		{"/api/v1/games", map[string]any{"seats": "four"}, "seats", "This field takes a whole number."},
+		{"/api/v1/games", map[string]any{"seats": 3, "private": "yes"}, "private", "This field takes true or false."},
+		{"/api/v1/games", map[string]any{"seats": 3, "invite": "Other"}, "invite", "This field takes a list, in brackets."},
+		{"/api/v1/games", map[string]any{"seats": 3, "variant": 2}, "variant", "This field takes text, in quotes."},
+		{game + "/take", map[string]any{"version": "0"}, "version", "This field takes a whole number."},
+		{game + "/take", map[string]any{"version": -1}, "version", "Send the version of the game you saw, as {\"version\": N}."},
+		{game + "/take", map[string]any{"version": 0.5}, "version", "This field takes a whole number."},
+		{game + "/invites", map[string]any{"username": 7}, "username", "This field takes text, in quotes."},
+		{"/api/v1/queue", map[string]any{"sizes": 3, "pace": "live"}, "sizes", "This field takes a list, in brackets."},
+	} {
+		status, body := players[0].Do(http.MethodPost, tc.path, tc.body)
+		e, _ := body["error"].(map[string]any)
+		fields, _ := e["fields"].(map[string]any)
+		if status != http.StatusUnprocessableEntity || errCode(body) != "invalid" || fields[tc.field] != tc.says {
+			t.Errorf("POST %s %v: %d %v, want 422 with %s: %q", tc.path, tc.body, status, body, tc.field, tc.says)
+		}
+	}
+	if _, mine := players[0].Do(http.MethodGet, "/api/v1/games/mine", nil); len(mine["games"].([]any)) != 1 {
+		t.Errorf("games made by bad bodies: %v", mine)
+	}
+	if _, g := players[0].Do(http.MethodGet, game, nil); g["version"] != 0.0 {
+		t.Errorf("the game moved: version %v", g["version"])
+	}
+}

@@ -160,6 +160,8 @@ func TestTheDescriptionHoldsForTheRarerAnswers(t *testing.T) {
 		{"Unblock", ada, http.MethodDelete, "/api/v1/blocks/Cid", nil, http.StatusNoContent},
 		{"ErrBotQueueForAPerson", cid, http.MethodDelete, "/api/v1/bot/queue", nil, http.StatusForbidden},
 		{"BotLadder", cid, http.MethodGet, "/api/v1/ladder?pool=bots", nil, http.StatusOK},
+		{"PeoplesLadder", cid, http.MethodGet, "/api/v1/ladder?pool=people", nil, http.StatusOK},
+		{"ErrUnknownPool", cid, http.MethodGet, "/api/v1/ladder?pool=robots", nil, http.StatusUnprocessableEntity},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

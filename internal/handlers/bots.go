@@ -108,8 +108,8 @@ func (s *Server) apiBotQueueStatus(c echo.Context) error {
 
 func (s *Server) apiBotQueueJoin(c echo.Context) error {
 	var in ranked.QueueInput
-	if err := c.Bind(&in); err != nil {
-		return apperr.E(apperr.Invalid, "The body is not valid JSON: send {\"sizes\": [3, 4], \"pace\": \"live\"}.")
+	if err := apiBind(c, &in, i18n.M("The body is not valid JSON: send {\"sizes\": [3, 4], \"pace\": \"live\"}.")); err != nil {
+		return err
 	}
 	if err := s.bots.JoinQueue(c.Request().Context(), *apiUser(c), in); err != nil {
 		return err

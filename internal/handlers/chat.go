@@ -327,8 +327,8 @@ func (s *Server) apiPostChat(c echo.Context) error {
 		Text string `json:"text"`
 		Code string `json:"code"`
 	}
-	if err := c.Bind(&body); err != nil {
-		return apperr.E(apperr.Invalid, "The body is not valid JSON.")
+	if err := apiBind(c, &body, i18n.M("The body is not valid JSON.")); err != nil {
+		return err
 	}
 	mid, err := s.chat.Post(c.Request().Context(), *apiUser(c), id, body.Code, body.Text)
 	if err != nil {

@@ -132,8 +132,8 @@ func (s *Server) apiInvite(c echo.Context) error {
 	var body struct {
 		Username string `json:"username"`
 	}
-	if err := c.Bind(&body); err != nil {
-		return apperr.E(apperr.Invalid, "The body is not valid JSON.")
+	if err := apiBind(c, &body, i18n.M("The body is not valid JSON.")); err != nil {
+		return err
 	}
 	if err := s.invites.Invite(c.Request().Context(), apiUser(c).ID, id, body.Username); err != nil {
 		return err

@@ -241,8 +241,8 @@ func (s *Server) apiJoinQueue(c echo.Context) error { return s.apiJoinPool(c, ra
 // apiJoinPool puts the caller in a pool of the queue.
 func (s *Server) apiJoinPool(c echo.Context, pool ranked.Pool) error {
 	var in ranked.QueueInput
-	if err := c.Bind(&in); err != nil {
-		return apperr.E(apperr.Invalid, "The body is not valid JSON: send {\"sizes\": [3, 4], \"pace\": \"live\"}.")
+	if err := apiBind(c, &in, i18n.M("The body is not valid JSON: send {\"sizes\": [3, 4], \"pace\": \"live\"}.")); err != nil {
+		return err
 	}
 	if err := s.ranked.Join(c.Request().Context(), apiUser(c).ID, pool, in); err != nil {
 		return err
@@ -260,6 +260,11 @@ func (s *Server) apiLeaveQueue(c echo.Context) error {
 func (s *Server) apiLadder(c echo.Context) error {
 	page, _ := strconv.Atoi(c.QueryParam("page"))
 	pool := ladderPool(c)
+	// A program that misspells the pool hears so, rather than reading
+	// the people's ladder as if it were what it asked for.
+	if q := c.QueryParam("pool"); q != "" && q != string(pool) {
+		return apperr.FieldErrors{"pool": i18n.M("The pool is people or bots.")}.Err()
+	}
 	l, err := s.ranked.Ladder(c.Request().Context(), pool, page, apiUser(c))
 	if err != nil {
 		return err

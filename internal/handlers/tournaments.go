@@ -909,10 +909,8 @@ func (s *Server) apiTournaments(c echo.Context) error {
 // form, the start as RFC 3339.
 func apiTournamentBody(c echo.Context) (tournaments.Input, error) {
 	var in tournaments.Input
-	if err := json.NewDecoder(c.Request().Body).Decode(&in); err != nil {
-		return in, apperr.E(apperr.Invalid, "The body is not valid JSON, or starts_at is not an RFC 3339 time.")
-	}
-	return in, nil
+	err := bindError(json.NewDecoder(c.Request().Body).Decode(&in), i18n.M("The body is not valid JSON, or starts_at is not an RFC 3339 time."))
+	return in, err
 }
 
 func (s *Server) apiCreateTournament(c echo.Context) error {
