@@ -280,9 +280,10 @@ func TestAPIRefusedMoveComesWithTheTable(t *testing.T) {
 	}
 }
 
-// A body with a value of the wrong type is answered 422 with the field
-// at fault and what it takes, in the fields of the error; a version below
-// 0 is bad input (422), not a stale one (409); nothing is made or moved.
+// A body with a value of the wrong type, or a field the request does not
+// have (a typo), is answered 422 with the field at fault and what it
+// takes, in the fields of the error; a version below 0 is bad input
+// (422), not a stale one (409); nothing is made or moved.
 func TestAPIBadBodiesNameTheirField(t *testing.T) {
 	s := apptest.New(t, apptest.WithoutWorkers())
 	players := []*apptest.API{s.APIFor("Typo"), s.APIFor("Other"), s.APIFor("Third")}
@@ -303,6 +304,8 @@ func TestAPIBadBodiesNameTheirField(t *testing.T) {
 		{game + "/take", map[string]any{"version": 0.5}, "version", "This field takes a whole number."},
 		{game + "/invites", map[string]any{"username": 7}, "username", "This field takes text, in quotes."},
 		{"/api/v1/queue", map[string]any{"sizes": 3, "pace": "live"}, "sizes", "This field takes a list, in brackets."},
+		{"/api/v1/games", map[string]any{"seat": 3}, "seat", "There is no such field here: see the API reference (/docs/api-reference)."},
+		{game + "/take", map[string]any{"version": 0, "card": 12}, "card", "There is no such field here: see the API reference (/docs/api-reference)."},
 	} {
 		status, body := players[0].Do(http.MethodPost, tc.path, tc.body)
 		e, _ := body["error"].(map[string]any)

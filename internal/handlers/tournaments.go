@@ -909,7 +909,7 @@ func (s *Server) apiTournaments(c echo.Context) error {
 // form, the start as RFC 3339.
 func apiTournamentBody(c echo.Context) (tournaments.Input, error) {
 	var in tournaments.Input
-	err := bindError(json.NewDecoder(c.Request().Body).Decode(&in), i18n.M("The body is not valid JSON, or starts_at is not an RFC 3339 time."))
+	err := apiBind(c, &in, i18n.M("The body is not valid JSON, or starts_at is not an RFC 3339 time."))
 	return in, err
 }
 
