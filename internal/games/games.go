@@ -87,7 +87,19 @@ func (in CreateInput) Options() engine.Options {
 // Validate checks the form; impossible option combinations name the field.
 func (in CreateInput) Validate() apperr.FieldErrors {
 	f := apperr.FieldErrors{}
-	if err := in.Options().Validate(); err != nil {
+	// Each option on its own first, so that every wrong one is named at
+	// once; the engine's check then finds what is wrong in combination.
+	o := in.Options()
+	if o.Players < engine.MinPlayers || o.Players > engine.MaxPlayers {
+		f.Add("seats", i18n.M("A game has 3 to 7 players."))
+	}
+	if o.Rounds < engine.MinRounds || o.Rounds > engine.MaxRounds {
+		f.Add("rounds", i18n.M("A game has 1 to 10 rounds."))
+	}
+	if !slices.Contains(engine.Variants, o.Variant) {
+		f.Add("variant", i18n.M("Choose one of the variants in the list."))
+	}
+	if err := o.Validate(); err != nil && len(f) == 0 {
 		var oe *engine.OptionsError
 		if errors.As(err, &oe) {
 			field := map[string]string{"players": "seats"}[oe.Field]

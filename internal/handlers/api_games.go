@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -248,15 +249,39 @@ func (s *Server) apiCreateGame(c echo.Context) error {
 		return err
 	}
 	t, err := s.invites.CreateTable(c.Request().Context(), apiUser(c).ID, in.CreateInput, invites.Names(strings.Join(in.Invite, ",")))
+	if t.ID == 0 && t.Refused != nil && (err == nil || apperr.CodeOf(err) == apperr.Invalid) {
+		// The refused name is answered in fields as "invite", beside
+		// the options' own mistakes, so that all come at once.
+		return withField(c, t.Refused, "invite", apperr.FieldsOf(err))
+	}
 	if err != nil {
 		return err
-	}
-	if t.ID == 0 {
-		return t.Refused
 	}
 	// An invitation refused once the table exists (the hourly limit)
 	// leaves the table: it is answered as created.
 	return s.apiShow(c, t.ID, http.StatusCreated)
+}
+
+// withField answers a refusal of bad input (Invalid) in the error's fields
+// too, under field, beside others: with no others its message stays the
+// answer's, else the answer says to correct the fields. Other errors are
+// returned as they are.
+func withField(c echo.Context, refused error, field string, others map[string]string) error {
+	var e *apperr.Error
+	if !errors.As(refused, &e) || e.Code != apperr.Invalid {
+		return refused
+	}
+	f := apperr.FieldErrors{}
+	for k, v := range others {
+		f[k] = v
+	}
+	f[field] = messageOf(c.Request().Context(), refused)
+	if len(f) > 1 {
+		return f.Err()
+	}
+	out := *e
+	out.Fields = f
+	return &out
 }
 
 func (s *Server) apiShow(c echo.Context, id int64, status int) error {

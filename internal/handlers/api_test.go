@@ -321,3 +321,57 @@ func TestAPIBadBodiesNameTheirField(t *testing.T) {
 		t.Errorf("the game moved: version %v", g["version"])
 	}
 }
+
+// Every wrong option of a new game is named at once, each with its own
+// message, not only the first the server checks.
+func TestAPICreateNamesEveryWrongOption(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	a := s.APIFor("Careless")
+	status, body := a.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 9, "rounds": 0, "variant": "giant", "pace": "slow", "ranked": true, "private": true})
+	e, _ := body["error"].(map[string]any)
+	fields, _ := e["fields"].(map[string]any)
+	want := map[string]any{
+		"seats":   "A game has 3 to 7 players.",
+		"rounds":  "A game has 1 to 10 rounds.",
+		"variant": "Choose one of the variants in the list.",
+		"pace":    "Choose live or correspondence.",
+		"private": "Ranked games are public.",
+	}
+	if status != http.StatusUnprocessableEntity || fmt.Sprint(fields) != fmt.Sprint(want) {
+		t.Errorf("%d %v, want 422 with %v", status, fields, want)
+	}
+	// A combination wrong on its own: 6 players in a variant for 3 to 5.
+	status, body = a.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 6, "variant": "amigo"})
+	e, _ = body["error"].(map[string]any)
+	fields, _ = e["fields"].(map[string]any)
+	if status != http.StatusUnprocessableEntity || fields["variant"] != "This variant is for 3 to 5 players." {
+		t.Errorf("6 players of amigo: %d %v", status, fields)
+	}
+	// A name that cannot be invited is a field too ("invite"), beside the
+	// options' mistakes; alone, it is the answer's message as well.
+	fieldsOf := func(body map[string]any) map[string]any {
+		e, _ := body["error"].(map[string]any)
+		f, _ := e["fields"].(map[string]any)
+		return f
+	}
+	nobody := "There is no player called Nobody."
+	status, body = a.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 9, "invite": []string{"Nobody"}})
+	if f := fieldsOf(body); status != http.StatusUnprocessableEntity || f["seats"] != "A game has 3 to 7 players." || f["invite"] != nobody {
+		t.Errorf("9 seats inviting Nobody: %d %v", status, body)
+	}
+	status, body = a.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "invite": []string{"Nobody"}})
+	if _, msg := errorOf(body); status != http.StatusUnprocessableEntity || msg != nobody || fmt.Sprint(fieldsOf(body)) != fmt.Sprint(map[string]any{"invite": nobody}) {
+		t.Errorf("inviting Nobody: %d %v", status, body)
+	}
+	if _, mine := a.Do(http.MethodGet, "/api/v1/games/mine", nil); len(mine["games"].([]any)) != 0 {
+		t.Errorf("a refused invitation made a table: %v", mine)
+	}
+	status, g := a.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3})
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d %v", status, g)
+	}
+	status, body = a.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%v/invites", g["id"]), map[string]any{"username": "Nobody"})
+	if _, msg := errorOf(body); status != http.StatusUnprocessableEntity || msg != nobody || fieldsOf(body)["username"] != nobody {
+		t.Errorf("inviting Nobody to a table: %d %v", status, body)
+	}
+}

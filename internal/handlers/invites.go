@@ -136,7 +136,7 @@ func (s *Server) apiInvite(c echo.Context) error {
 		return err
 	}
 	if err := s.invites.Invite(c.Request().Context(), apiUser(c).ID, id, body.Username); err != nil {
-		return err
+		return withField(c, err, "username", nil)
 	}
 	return s.apiShow(c, id, http.StatusOK)
 }
