@@ -375,3 +375,27 @@ func TestAPICreateNamesEveryWrongOption(t *testing.T) {
 		t.Errorf("inviting Nobody to a table: %d %v", status, body)
 	}
 }
+
+// A known address asked with a method it does not take is answered 405
+// with the methods it takes in Allow; an unknown address is 404.
+func TestAPIWrongMethodIs405(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	a := s.APIFor("Method")
+	_, g := a.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3})
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{http.MethodDelete, fmt.Sprintf("/api/v1/games/%v", g["id"]), http.StatusMethodNotAllowed, "GET"},
+		{http.MethodPut, "/api/v1/queue", http.StatusMethodNotAllowed, "GET, POST, DELETE"},
+		{http.MethodGet, fmt.Sprintf("/api/v1/games/%v/take", g["id"]), http.StatusMethodNotAllowed, "POST"},
+		{http.MethodGet, "/api/v1/nothing", http.StatusNotFound, ""},
+		{http.MethodPost, "/api/v1/games/1/nothing", http.StatusNotFound, ""},
+	} {
+		status, h, body := apiHeaders(t, s, a, tc.method, tc.path, nil)
+		if status != tc.status || h.Get("Allow") != tc.allow || errCode(body) == "" {
+			t.Errorf("%s %s: %d (Allow %q) %v, want %d (Allow %q)", tc.method, tc.path, status, h.Get("Allow"), body, tc.status, tc.allow)
+		}
+	}
+}

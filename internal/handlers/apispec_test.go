@@ -155,7 +155,7 @@ func TestTheDescriptionHoldsForTheRarerAnswers(t *testing.T) {
 		{"FullLog", ada, http.MethodGet, game + "?log=full", nil, http.StatusOK},
 		{"ErrMoveWithoutABody", cid, http.MethodPost, game + "/take", nil, http.StatusUnprocessableEntity},
 		{"ErrNotAGameID", ada, http.MethodGet, "/api/v1/games/first", nil, http.StatusNotFound},
-		{"ErrNoSuchMethod", ada, http.MethodPatch, game, nil, http.StatusNotFound},
+		{"ErrNoSuchMethod", ada, http.MethodPatch, game, nil, http.StatusMethodNotAllowed},
 		{"Block", ada, http.MethodPut, "/api/v1/blocks/Cid", nil, http.StatusNoContent},
 		{"Unblock", ada, http.MethodDelete, "/api/v1/blocks/Cid", nil, http.StatusNoContent},
 		{"ErrBotQueueForAPerson", cid, http.MethodDelete, "/api/v1/bot/queue", nil, http.StatusForbidden},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -134,6 +135,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), 5*time.Second)
 	defer cancel()
 	c.SetRequest(c.Request().WithContext(ctx))
+	if strings.HasPrefix(c.Request().URL.Path, "/api/") && errors.Is(err, echo.ErrNotFound) {
+		// The API's group catches every path under it, so Echo answers a
+		// known path asked with another method 404: say 405, and which
+		// methods it takes.
+		if allow := allowedMethods(c); len(allow) > 0 && !slices.Contains(allow, c.Request().Method) {
+			c.Response().Header().Set(echo.HeaderAllow, strings.Join(allow, ", "))
+			err = echo.ErrMethodNotAllowed
+		}
+	}
 	status, code, msg := s.problem(c, err)
 	page := s.page
 	if code == codeUnavailable {
@@ -164,6 +174,20 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.Error("render error page", "err", rerr)
 		_ = c.String(status, msg)
 	}
+}
+
+// allowedMethods lists the methods the request's path is routed for (the
+// catch-alls of a group, which answer 404, do not count).
+func allowedMethods(c echo.Context) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := c.Echo().NewContext(c.Request(), nil)
+		c.Echo().Router().Find(m, echo.GetPath(c.Request()), probe)
+		if p := probe.Path(); p != "" && !strings.HasSuffix(p, "/*") && p != "/api/v1" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // plainPage is the page frame without what comes from the database (the
