@@ -196,7 +196,7 @@ func newTour(t *testing.T) tour {
 			{"table-visitor", fmt.Sprintf("/games/%d", played)}, {"not-found", "/no/such/page"},
 			{"finished", fmt.Sprintf("/games/%d", finished)}, {"replay", fmt.Sprintf("/games/%d/replay?step=7", finished)},
 			{"finished-7", fmt.Sprintf("/games/%d", finished7)}, {"replay-7", fmt.Sprintf("/games/%d/replay", finished7)},
-			{"docs-api", "/docs/api"}, {"docs-rules", "/docs/rules"},
+			{"docs", "/docs"}, {"docs-api", "/docs/api"}, {"docs-rules", "/docs/rules"},
 			{"tournaments", "/tournaments"}, {"tournament-upcoming", fmt.Sprintf("/tournaments/%d", upcoming)},
 			{"tournament-running", fmt.Sprintf("/tournaments/%d", running)}, {"tv", "/tv"},
 			{"table-bot-account-visitor", fmt.Sprintf("/games/%d", withBot)}, {"profile-bot-account", "/u/Robo_Bot"},

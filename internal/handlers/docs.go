@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -102,14 +103,24 @@ var markdown = goldmark.New(
 // never change while the process runs.
 var renderedDocs sync.Map
 
-// docIndex lists the documents, with the API reference.
+// forPrograms are the documents for people who write programs for the
+// site (bots, apps), listed apart from the players' ones.
+var forPrograms = []string{"api", "bots", "record"}
+
+// docIndex lists the documents: for players, then for programs with the
+// API reference.
 func (s *Server) docIndex(c echo.Context) error {
-	list := make([]views.Choice, 0, len(docList)+1)
+	var players, programs []views.Choice
 	for _, d := range docList {
-		list = append(list, views.Choice{Value: d.Value, Label: tr(c, d.Label)})
+		ch := views.Choice{Value: d.Value, Label: tr(c, d.Label)}
+		if slices.Contains(forPrograms, d.Value) {
+			programs = append(programs, ch)
+		} else {
+			players = append(players, ch)
+		}
 	}
-	list = append(list, views.Choice{Value: "api-reference", Label: tr(c, i18n.M("API reference"))})
-	return render(c, http.StatusOK, views.DocIndex(s.page(c, tr(c, i18n.M("Documentation"))), list))
+	programs = append(programs, views.Choice{Value: "api-reference", Label: tr(c, i18n.M("API reference"))})
+	return render(c, http.StatusOK, views.DocIndex(s.page(c, tr(c, i18n.M("Documentation"))), players, programs))
 }
 
 // doc serves one of the Markdown documents as a page of the site.
