@@ -116,6 +116,12 @@ type apiTable struct {
 	View *engine.View `json:"view"`
 	// EventsOmitted counts the round's earlier events left out of view.events.
 	EventsOmitted int `json:"events_omitted,omitempty"`
+	// InviteCode and InviteURL: a private table's code, for the players
+	// seated at it while it is open, to pass on to those they want at it
+	// (POST /api/v1/games/{id}/join with {"code"}, or the address in a
+	// browser), as its page shows them.
+	InviteCode string `json:"invite_code,omitempty"`
+	InviteURL  string `json:"invite_url,omitempty"`
 }
 
 // logShown says how much of the log an answer carries.
@@ -202,6 +208,9 @@ func (s *Server) apiTableOf(t *games.Table, log logShown) apiTable {
 	}
 	if out.YourTurn && g.DueAt != nil {
 		out.Deadline = g.DueAt
+	}
+	if !g.Public && t.Seated && g.Status == db.StatusOpen {
+		out.InviteCode, out.InviteURL = g.InviteCode, s.cfg.BaseURL.String()+"/join/"+g.InviteCode
 	}
 	return out
 }

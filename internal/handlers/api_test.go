@@ -399,3 +399,35 @@ func TestAPIWrongMethodIs405(t *testing.T) {
 		}
 	}
 }
+
+// A private table's code reaches its players through the API (the page
+// shows it them): its creator passes it on, and a player who was not
+// invited joins with it; without it the table does not exist for them.
+// Once the game starts the code is no longer in the answers.
+func TestAPIPrivateTableCode(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	host, friend, third := s.APIFor("Host"), s.APIFor("Friend"), s.APIFor("Third")
+	status, g := host.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "private": true})
+	code, _ := g["invite_code"].(string)
+	if u, _ := g["invite_url"].(string); status != http.StatusCreated || code == "" || !strings.HasSuffix(u, "/join/"+code) {
+		t.Fatalf("create a private table: %d %v", status, g)
+	}
+	path := fmt.Sprintf("/api/v1/games/%v", g["id"])
+	if status, body := friend.Do(http.MethodGet, path, nil); status != http.StatusNotFound {
+		t.Errorf("a private table read without being at it: %d %v", status, body)
+	}
+	if status, body := friend.Do(http.MethodPost, path+"/join", nil); status != http.StatusNotFound {
+		t.Errorf("joined a private table without its code: %d %v", status, body)
+	}
+	status, g = friend.Do(http.MethodPost, path+"/join", map[string]any{"code": code})
+	if status != http.StatusOK || g["invite_code"] != code {
+		t.Fatalf("join with the code: %d %v", status, g)
+	}
+	status, g = third.Do(http.MethodPost, path+"/join", map[string]any{"code": code})
+	if status != http.StatusOK || g["status"] != "playing" {
+		t.Fatalf("the third joins: %d %v", status, g)
+	}
+	if _, has := g["invite_code"]; has {
+		t.Errorf("the code is still given once the game started: %v", g)
+	}
+}
