@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -314,6 +315,22 @@ func TestAPIBadBodiesNameTheirField(t *testing.T) {
 			t.Errorf("POST %s %v: %d %v, want 422 with %s: %q", tc.path, tc.body, status, body, tc.field, tc.says)
 		}
 	}
+	// Bodies that are not one JSON object.
+	for _, raw := range []string{`null`, `[{"seats": 3}]`, `{"seats": 3} and more`, `{"seats": 3}{"seats": 4}`, `{"seats": 3`} {
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/games", strings.NewReader(raw))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+players[0].Token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		if _, msg := errorOf(body); res.StatusCode != http.StatusUnprocessableEntity || msg != "The body is not a JSON object of game options." {
+			t.Errorf("the body %s: %d %v", raw, res.StatusCode, body)
+		}
+	}
 	if _, mine := players[0].Do(http.MethodGet, "/api/v1/games/mine", nil); len(mine["games"].([]any)) != 1 {
 		t.Errorf("games made by bad bodies: %v", mine)
 	}
@@ -429,5 +446,33 @@ func TestAPIPrivateTableCode(t *testing.T) {
 	}
 	if _, has := g["invite_code"]; has {
 		t.Errorf("the code is still given once the game started: %v", g)
+	}
+}
+
+// A query parameter the API reads, given a value it cannot take, is
+// refused naming it (it was read as if left out).
+func TestAPIBadQueryValues(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	a := s.APIFor("Query")
+	_, g := a.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3})
+	game := fmt.Sprintf("/api/v1/games/%v", g["id"])
+	for _, tc := range []struct{ path, field string }{
+		{game + "?log=foo", "log"},
+		{game + "?log=FULL", "log"},
+		{"/api/v1/ladder?page=abc", "page"},
+		{"/api/v1/ladder?page=-1", "page"},
+		{"/api/v1/ladder?page=0", "page"},
+	} {
+		status, body := a.Do(http.MethodGet, tc.path, nil)
+		e, _ := body["error"].(map[string]any)
+		fields, _ := e["fields"].(map[string]any)
+		if status != http.StatusUnprocessableEntity || fields[tc.field] == nil {
+			t.Errorf("GET %s: %d %v, want 422 naming %s", tc.path, status, body, tc.field)
+		}
+	}
+	for _, path := range []string{game + "?log=full", "/api/v1/ladder?page=1", "/api/v1/ladder?page=99999", game + "?unknown=1"} {
+		if status, body := a.Do(http.MethodGet, path, nil); status != http.StatusOK {
+			t.Errorf("GET %s: %d %v", path, status, body)
+		}
 	}
 }

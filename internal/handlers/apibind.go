@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -22,13 +23,27 @@ import (
 // having it ignored; a body that is not JSON at all gets otherwise, a
 // sentence saying what to send.
 func apiBind(c echo.Context, v any, otherwise string) error {
-	dec := json.NewDecoder(c.Request().Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if errors.Is(err, io.EOF) {
+	raw, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return err // too large: the body limit's 413
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
-	return bindError(err, otherwise)
+	// One JSON object and nothing after it: null, a second object or
+	// trailing words are not a body a program meant to send.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if t := bytes.TrimSpace(raw); t[0] != '{' {
+		return &apperr.Error{Code: apperr.Invalid, Message: otherwise, Format: otherwise}
+	}
+	if err := dec.Decode(v); err != nil {
+		return bindError(err, otherwise)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return &apperr.Error{Code: apperr.Invalid, Message: otherwise, Format: otherwise}
+	}
+	return nil
 }
 
 // bindError is how apiBind answers an error reading a body (nil for nil).
@@ -82,4 +97,29 @@ func takes(t reflect.Type) string {
 		return i18n.M("This field takes a list, in brackets.")
 	}
 	return i18n.M("This field takes an object, in braces.")
+}
+
+// apiQuery refuses, for every API request, a value of a query parameter
+// the API reads that it cannot take (?log=ful, ?page=two, ?round=0),
+// naming the parameter, rather than answering as if it had not been
+// given. Parameters no API address reads are left alone.
+func apiQuery(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		f := apperr.FieldErrors{}
+		q := c.QueryParams()
+		if v, ok := q["log"]; ok && (len(v) != 1 || v[0] != "full") {
+			f.Add("log", i18n.M("The log is log=full, or left out for the recent events."))
+		}
+		for _, name := range []string{"page", "round"} {
+			if v, ok := q[name]; ok {
+				if n, err := strconv.Atoi(v[0]); err != nil || n < 1 || len(v) != 1 {
+					f.Add(name, i18n.M("This parameter takes a whole number from 1."))
+				}
+			}
+		}
+		if err := f.Err(); err != nil {
+			return err
+		}
+		return next(c)
+	}
 }

@@ -138,7 +138,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/games/:id/tiger", s.act(engine.LayTiger), requireUser, s.notForBots)
 
 	// The JSON API, authenticated by personal token (docs/api.md).
-	api := e.Group("/api/v1", s.apiAuth)
+	api := e.Group("/api/v1", s.apiAuth, apiQuery)
 	api.GET("/me", s.apiMe)
 	api.GET("/games", s.apiOpenGames)
 	api.GET("/games/mine", s.apiMyGames)
