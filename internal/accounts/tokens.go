@@ -80,6 +80,10 @@ func (s *Service) RevokeAPIToken(ctx context.Context, userID, id int64) error {
 // ErrBadToken answers a missing, unknown or revoked API token.
 var ErrBadToken = apperr.E(apperr.Unauthorized, "Send a valid personal API token as 'Authorization: Bearer <token>' (create one on the settings page).")
 
+// ErrUnknownToken answers a bearer token that is not (or no longer) an
+// account's: mistyped, revoked, or its account closed.
+var ErrUnknownToken = apperr.E(apperr.Unauthorized, "This token is not valid: it was revoked or mistyped, or its account is closed. Create a new one on the settings page.")
+
 // UserByAPIToken authenticates an API request. A token checked in the
 // database is trusted from memory for TokenCacheFor (so that an API request
 // costs no query of its own); revoking it anywhere makes every instance

@@ -35,6 +35,7 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			if apperr.CodeOf(err) == apperr.Unauthorized {
 				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="nothanks", error="invalid_token"`)
+				return accounts.ErrUnknownToken
 			}
 			return err
 		}

@@ -101,9 +101,24 @@ func TestAPIAuthorizationHeader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var body map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&body)
 		res.Body.Close()
 		if res.StatusCode != tc.status || res.Header.Get("WWW-Authenticate") != tc.challenge {
 			t.Errorf("Authorization %q: %d with WWW-Authenticate %q, want %d with %q", tc.header, res.StatusCode, res.Header.Get("WWW-Authenticate"), tc.status, tc.challenge)
+		}
+		// Each says what was wrong: no token at all, or a token that is
+		// not valid.
+		_, msg := errorOf(body)
+		switch tc.challenge {
+		case challenge:
+			if !strings.HasPrefix(msg, "Send a valid personal API token as 'Authorization: Bearer <token>'") {
+				t.Errorf("Authorization %q: %q", tc.header, msg)
+			}
+		case invalid:
+			if !strings.HasPrefix(msg, "This token is not valid: it was revoked or mistyped") {
+				t.Errorf("Authorization %q: %q", tc.header, msg)
+			}
 		}
 	}
 }
