@@ -332,7 +332,8 @@ func (s *Server) apiPostChat(c echo.Context) error {
 	}
 	mid, err := s.chat.Post(c.Request().Context(), *apiUser(c), id, body.Code, body.Text)
 	if err != nil {
-		return err
+		// What is wrong with a message is wrong with its text.
+		return withField(c, err, "text", nil)
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"id": mid, "text": strings.TrimSpace(chat.Clean(body.Text))})
 }

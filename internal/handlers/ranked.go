@@ -279,7 +279,7 @@ func (s *Server) apiLadder(c echo.Context) error {
 		BotAccount bool `json:"bot_account"`
 	}
 	bots := pool == ranked.Bots
-	var rows, prov []row
+	rows, prov := []row{}, []row{}
 	for _, r := range l.Rows {
 		rows = append(rows, row{r.Rank, r.Username, math.Round(r.Rating*10) / 10, r.Games, r.Wins, bots})
 	}
