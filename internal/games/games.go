@@ -595,8 +595,10 @@ func actionOf(st *State, userID int64, version int, kind engine.ActionKind) (eng
 	switch st.Game.Status {
 	case db.StatusOpen:
 		return engine.Action{}, apperr.E(apperr.Conflict, "The game has not started yet.")
-	case db.StatusFinished, db.StatusCancelled:
+	case db.StatusFinished:
 		return engine.Action{}, apperr.E(apperr.Conflict, "The game is over.")
+	case db.StatusCancelled:
+		return engine.Action{}, apperr.E(apperr.Conflict, "This game was cancelled: there are no moves to make in it.")
 	}
 	if me.Abandoned {
 		return engine.Action{}, apperr.E(apperr.Forbidden, "You let your time run out %d times, so a bot plays your seat to the end of this game.", MaxTimeouts)

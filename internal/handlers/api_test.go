@@ -491,3 +491,19 @@ func TestAPIBadQueryValues(t *testing.T) {
 		}
 	}
 }
+
+// A move at a table its creator cancelled says so, not that the game is
+// over.
+func TestAPIMoveAtACancelledTable(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	a := s.APIFor("Leaver")
+	_, g := a.Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3})
+	path := fmt.Sprintf("/api/v1/games/%v", g["id"])
+	if status, body := a.Do(http.MethodPost, path+"/leave", nil); status != http.StatusOK {
+		t.Fatalf("leave: %d %v", status, body)
+	}
+	status, body := a.Do(http.MethodPost, path+"/take", map[string]any{"version": 0})
+	if _, msg := errorOf(body); status != http.StatusConflict || msg != "This game was cancelled: there are no moves to make in it." {
+		t.Errorf("a move at a cancelled table: %d %v", status, body)
+	}
+}
