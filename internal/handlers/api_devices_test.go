@@ -22,14 +22,8 @@ func addDevice(t *testing.T, s *apptest.Server, a *apptest.API, body map[string]
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+a.Token)
 	req.Header.Set("User-Agent", ua)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	status, _, out := send(t, req)
+	return status, out
 }
 
 func subscriptionOf(d *pushtest.Device) map[string]any {

@@ -2,7 +2,6 @@ package handlers_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -97,15 +96,9 @@ func TestAPIAuthorizationHeader(t *testing.T) {
 		if tc.header != "" {
 			req.Header.Set("Authorization", tc.header)
 		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var body map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&body)
-		res.Body.Close()
-		if res.StatusCode != tc.status || res.Header.Get("WWW-Authenticate") != tc.challenge {
-			t.Errorf("Authorization %q: %d with WWW-Authenticate %q, want %d with %q", tc.header, res.StatusCode, res.Header.Get("WWW-Authenticate"), tc.status, tc.challenge)
+		status, h, body := send(t, req)
+		if status != tc.status || h.Get("WWW-Authenticate") != tc.challenge {
+			t.Errorf("Authorization %q: %d with WWW-Authenticate %q, want %d with %q", tc.header, status, h.Get("WWW-Authenticate"), tc.status, tc.challenge)
 		}
 		// Each says what was wrong: no token at all, or a token that is
 		// not valid.
@@ -335,15 +328,9 @@ func TestAPIBadBodiesNameTheirField(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/games", strings.NewReader(raw))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+players[0].Token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var body map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&body)
-		res.Body.Close()
-		if _, msg := errorOf(body); res.StatusCode != http.StatusUnprocessableEntity || msg != "The body is not a JSON object of game options." {
-			t.Errorf("the body %s: %d %v", raw, res.StatusCode, body)
+		status, _, body := send(t, req)
+		if _, msg := errorOf(body); status != http.StatusUnprocessableEntity || msg != "The body is not a JSON object of game options." {
+			t.Errorf("the body %s: %d %v", raw, status, body)
 		}
 	}
 	if _, mine := players[0].Do(http.MethodGet, "/api/v1/games/mine", nil); len(mine["games"].([]any)) != 1 {

@@ -51,6 +51,13 @@ func apiHeaders(t *testing.T, s *apptest.Server, a *apptest.API, method, path st
 	req, _ := http.NewRequest(method, s.URL+path, r)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+a.Token)
+	return send(t, req)
+}
+
+// send sends a request made by hand (its headers, its raw body) and
+// returns the status, the headers and the JSON answer.
+func send(t *testing.T, req *http.Request) (int, http.Header, map[string]any) {
+	t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
