@@ -63,15 +63,16 @@ func TestDevicesThroughTheAPI(t *testing.T) {
 		status int
 		says   string
 	}{
-		"no keys":       {map[string]any{"endpoint": d.Endpoint}, 422, "P-256"},
-		"keys a string": {map[string]any{"endpoint": d.Endpoint, "keys": "x"}, 422, "push subscription"},
-		"not https":     {map[string]any{"endpoint": "http://push.example.com/x", "keys": subscriptionOf(d)["keys"]}, 422, "https"},
-		"blank name":    {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "name": "  "}, 422, "1 to 40"},
-		"long name":     {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "name": strings.Repeat("n", 41)}, 422, "1 to 40"},
-		"two lines":     {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "name": "my\nphone"}, 422, "one line"},
+		"no keys":        {map[string]any{"endpoint": d.Endpoint}, 422, "P-256"},
+		"keys a string":  {map[string]any{"endpoint": d.Endpoint, "keys": "x"}, 422, "keys:This field takes an object, in braces."},
+		"a key a number": {map[string]any{"endpoint": d.Endpoint, "keys": map[string]any{"p256dh": 5, "auth": "x"}}, 422, "keys.p256dh:This field takes text, in quotes."},
+		"not https":      {map[string]any{"endpoint": "http://push.example.com/x", "keys": subscriptionOf(d)["keys"]}, 422, "https"},
+		"blank name":     {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "name": "  "}, 422, "1 to 40"},
+		"long name":      {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "name": strings.Repeat("n", 41)}, 422, "1 to 40"},
+		"two lines":      {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "name": "my\nphone"}, 422, "one line"},
 	} {
 		st, body := addDevice(t, s, ava, c.body, "NoThanksApp/1.0")
-		if _, msg := errorOf(body); st != c.status || !strings.Contains(msg, c.says) {
+		if _, msg := errorOf(body); st != c.status || !strings.Contains(msg+fmt.Sprint(body), c.says) {
 			t.Errorf("%s: %d %v, want %d saying %q", name, st, body, c.status, c.says)
 		}
 	}
@@ -131,9 +132,16 @@ func TestDevicesThroughTheAPI(t *testing.T) {
 	if page.Find(`input[name="push_chat"]`).Is(":checked") || !page.Find(`input[name="push_reminder"]`).Is(":checked") || !page.Find(`input[name="push_your_turn"]`).Is(":checked") {
 		t.Error("Settings does not show the kinds chosen through the API")
 	}
-	for name, body := range map[string]any{"a word": map[string]any{"chat": "no"}, "unknown kind": map[string]any{"colour": true}, "a list": []bool{true}} {
-		if st, body := ava.Do(http.MethodPut, "/api/v1/push/kinds", body); st != 422 {
-			t.Errorf("%s: %d %v", name, st, body)
+	for name, c := range map[string]struct {
+		body any
+		says string
+	}{
+		"a word":       {map[string]any{"chat": "no"}, "chat:This field takes true or false."},
+		"unknown kind": {map[string]any{"colour": true}, "colour:There is no such field here"},
+		"a list":       {[]bool{true}, "The body is an object of kinds"},
+	} {
+		if st, body := ava.Do(http.MethodPut, "/api/v1/push/kinds", c.body); st != 422 || !strings.Contains(fmt.Sprint(body), c.says) {
+			t.Errorf("%s: %d %v, want 422 saying %q", name, st, body, c.says)
 		}
 	}
 	if _, k = ava.Do(http.MethodPut, "/api/v1/push/kinds", map[string]any{}); k["chat"] != false || k["reminder"] != true {

@@ -254,8 +254,10 @@ func (s *Server) apiPushDevices(c echo.Context) error {
 // it), named after the request's User-Agent.
 func (s *Server) apiAddPushDevice(c echo.Context) error {
 	var sub push.Subscription
+	// Fields it does not read are let by (a browser's toJSON() adds
+	// expirationTime); a value of the wrong type is named.
 	if err := json.NewDecoder(c.Request().Body).Decode(&sub); err != nil {
-		return apperr.E(apperr.Invalid, `The body is not a push subscription: {"endpoint": "https://…", "keys": {"p256dh": "…", "auth": "…"}}.`)
+		return bindError(err, i18n.M(`The body is not a push subscription: {"endpoint": "https://…", "keys": {"p256dh": "…", "auth": "…"}}.`))
 	}
 	d, err := s.push.Subscribe(c.Request().Context(), apiUser(c).ID, sub, c.Request().UserAgent())
 	if err != nil {
@@ -301,10 +303,8 @@ func (s *Server) apiTestPushDevice(c echo.Context) error {
 // named in the body, the others as they were.
 func (s *Server) apiSetPushKinds(c echo.Context) error {
 	var in apiPushKinds
-	dec := json.NewDecoder(c.Request().Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return apperr.E(apperr.Invalid, "The body is an object of kinds, each true or false: your_turn, reminder, timed_out, game_over, invitation, rematch, chat, tournament.")
+	if err := apiBind(c, &in, i18n.M("The body is an object of kinds, each true or false: your_turn, reminder, timed_out, game_over, invitation, rematch, chat, tournament.")); err != nil {
+		return err
 	}
 	ctx := c.Request().Context()
 	u := apiUser(c)
