@@ -315,6 +315,7 @@ func TestAPIBadBodiesNameTheirField(t *testing.T) {
 		{"/api/v1/queue", map[string]any{"sizes": 3, "pace": "live"}, "sizes", "This field takes a list, in brackets."},
 		{"/api/v1/games", map[string]any{"seat": 3}, "seat", "There is no such field here: see the API reference (/docs/api-reference)."},
 		{game + "/take", map[string]any{"version": 0, "card": 12}, "card", "There is no such field here: see the API reference (/docs/api-reference)."},
+		{"/api/v1/games", map[string]any{"Seats": 5}, "Seats", "There is no such field here: see the API reference (/docs/api-reference)."},
 	} {
 		status, body := players[0].Do(http.MethodPost, tc.path, tc.body)
 		e, _ := body["error"].(map[string]any)
@@ -324,6 +325,13 @@ func TestAPIBadBodiesNameTheirField(t *testing.T) {
 		}
 	}
 	// Bodies that are not one JSON object.
+	// A name given twice is named.
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/games", strings.NewReader(`{"seats": 3, "seats": 5}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+players[0].Token)
+	if status, _, body := send(t, req); status != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(body), "seats:This field is given twice: send it once.") {
+		t.Errorf("seats given twice: %d %v", status, body)
+	}
 	for _, raw := range []string{`null`, `[{"seats": 3}]`, `{"seats": 3} and more`, `{"seats": 3}{"seats": 4}`, `{"seats": 3`} {
 		req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/games", strings.NewReader(raw))
 		req.Header.Set("Content-Type", "application/json")

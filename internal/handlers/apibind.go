@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/labstack/echo/v4"
 
 	"nothanks/internal/apperr"
@@ -31,19 +33,14 @@ func apiBind(c echo.Context, v any, otherwise string) error {
 		return nil
 	}
 	// One JSON object and nothing after it: null, a second object or
-	// trailing words are not a body a program meant to send.
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
+	// trailing words are not a body a program meant to send. Read by
+	// encoding/json's successor, which also refuses a name given twice
+	// ({"seats": 3, "seats": 5}) and matches names exactly ("Seats" is
+	// not "seats"), where encoding/json takes the last and any case.
 	if t := bytes.TrimSpace(raw); t[0] != '{' {
 		return &apperr.Error{Code: apperr.Invalid, Message: otherwise, Format: otherwise}
 	}
-	if err := dec.Decode(v); err != nil {
-		return bindError(err, otherwise)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return &apperr.Error{Code: apperr.Invalid, Message: otherwise, Format: otherwise}
-	}
-	return nil
+	return bindError(jsonv2.Unmarshal(raw, v, jsonv2.RejectUnknownMembers(true)), otherwise)
 }
 
 // bindError is how apiBind answers an error reading a body (nil for nil).
@@ -55,6 +52,20 @@ func bindError(err error, otherwise string) error {
 	if errors.As(err, &te) && te.Field != "" {
 		return apperr.FieldErrors{fieldPath(te.Field): takes(te.Type)}.Err()
 	}
+	var se *jsonv2.SemanticError
+	if errors.As(err, &se) && se.JSONPointer != "" {
+		field := pointerPath(se.JSONPointer)
+		if errors.Is(se.Err, jsonv2.ErrUnknownName) {
+			return apperr.FieldErrors{field: i18n.M("There is no such field here: see the API reference (/docs/api-reference).")}.Err()
+		}
+		if se.GoType != nil {
+			return apperr.FieldErrors{field: takes(se.GoType)}.Err()
+		}
+	}
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
+		return apperr.FieldErrors{pointerPath(syn.JSONPointer): i18n.M("This field is given twice: send it once.")}.Err()
+	}
 	// encoding/json says so in words only: json: unknown field "seat".
 	if rest, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		if name, err := strconv.Unquote(rest); err == nil {
@@ -62,6 +73,16 @@ func bindError(err error, otherwise string) error {
 		}
 	}
 	return &apperr.Error{Code: apperr.Invalid, Message: otherwise, Format: otherwise}
+}
+
+// pointerPath is a JSON Pointer (/keys/p256dh) as the API names a field
+// (keys.p256dh).
+func pointerPath(p jsontext.Pointer) string {
+	var path []string
+	for tok := range p.Tokens() {
+		path = append(path, tok)
+	}
+	return strings.Join(path, ".")
 }
 
 // fieldPath is a JSON field's path as the API names it: encoding/json
