@@ -79,6 +79,14 @@ func TestDevicesThroughTheAPI(t *testing.T) {
 	if st, raw := ava.Raw(http.MethodPost, "/api/v1/push/devices", json.RawMessage(`{"endpoint":`)); st != 422 || !strings.Contains(string(raw), `\"endpoint\": \"https://…\"`) {
 		t.Errorf("broken JSON: %d %s", st, raw)
 	}
+	// (json.Marshal sends no body for that broken message: broken JSON
+	// sent as it is says what to send too.)
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/push/devices", strings.NewReader(`{"endpoint":`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+ava.Token)
+	if st, _, body := send(t, req); st != 422 || !strings.Contains(fmt.Sprint(body), `"endpoint": "https://…"`) {
+		t.Errorf("broken JSON sent as it is: %d %v", st, body)
+	}
 
 	// Named by the user agent, or by the app.
 	st, dev := addDevice(t, s, ava, subscriptionOf(d), androidChrome)

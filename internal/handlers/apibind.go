@@ -2,13 +2,11 @@ package handlers
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -25,11 +23,22 @@ import (
 // having it ignored; a body that is not JSON at all gets otherwise, a
 // sentence saying what to send.
 func apiBind(c echo.Context, v any, otherwise string) error {
+	return decodeBody(c, v, otherwise, bodyRules{})
+}
+
+// bodyRules loosen apiBind for a body the API reads but does not define:
+// a browser's push subscription, whose fields nobody reads (loose) and
+// without which there is nothing to store (required).
+type bodyRules struct{ loose, required bool }
+
+// decodeBody is apiBind under rules.
+func decodeBody(c echo.Context, v any, otherwise string, rules bodyRules) error {
 	raw, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		return err // too large: the body limit's 413
 	}
-	if len(bytes.TrimSpace(raw)) == 0 {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 && !rules.required {
 		return nil
 	}
 	// One JSON object and nothing after it: null, a second object or
@@ -37,20 +46,17 @@ func apiBind(c echo.Context, v any, otherwise string) error {
 	// encoding/json's successor, which also refuses a name given twice
 	// ({"seats": 3, "seats": 5}) and matches names exactly ("Seats" is
 	// not "seats"), where encoding/json takes the last and any case.
-	if t := bytes.TrimSpace(raw); t[0] != '{' {
+	if len(raw) == 0 || raw[0] != '{' {
 		return &apperr.Error{Code: apperr.Invalid, Message: otherwise, Format: otherwise}
 	}
-	return bindError(jsonv2.Unmarshal(raw, v, jsonv2.RejectUnknownMembers(true)), otherwise)
+	return bindError(jsonv2.Unmarshal(raw, v, jsonv2.RejectUnknownMembers(!rules.loose)), otherwise)
 }
 
-// bindError is how apiBind answers an error reading a body (nil for nil).
+// bindError is how decodeBody answers an error reading a body (nil for
+// nil): the field at fault when there is one, else otherwise.
 func bindError(err error, otherwise string) error {
 	if err == nil {
 		return nil
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return apperr.FieldErrors{fieldPath(te.Field): takes(te.Type)}.Err()
 	}
 	var se *jsonv2.SemanticError
 	if errors.As(err, &se) && se.JSONPointer != "" {
@@ -66,12 +72,6 @@ func bindError(err error, otherwise string) error {
 	if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
 		return apperr.FieldErrors{pointerPath(syn.JSONPointer): i18n.M("This field is given twice: send it once.")}.Err()
 	}
-	// encoding/json says so in words only: json: unknown field "seat".
-	if rest, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		if name, err := strconv.Unquote(rest); err == nil {
-			return apperr.FieldErrors{name: i18n.M("There is no such field here: see the API reference (/docs/api-reference).")}.Err()
-		}
-	}
 	return &apperr.Error{Code: apperr.Invalid, Message: otherwise, Format: otherwise}
 }
 
@@ -81,19 +81,6 @@ func pointerPath(p jsontext.Pointer) string {
 	var path []string
 	for tok := range p.Tokens() {
 		path = append(path, tok)
-	}
-	return strings.Join(path, ".")
-}
-
-// fieldPath is a JSON field's path as the API names it: encoding/json
-// names embedded structs by their Go names ("CreateInput.seats"), and the
-// API's names are all lower case.
-func fieldPath(field string) string {
-	var path []string
-	for _, p := range strings.Split(field, ".") {
-		if p != "" && !unicode.IsUpper(rune(p[0])) {
-			path = append(path, p)
-		}
 	}
 	return strings.Join(path, ".")
 }

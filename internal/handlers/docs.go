@@ -41,12 +41,7 @@ var docList = []views.Choice{
 
 // served reports whether a document is one of docList.
 func served(name string) bool {
-	for _, d := range docList {
-		if d.Value == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(docList, func(d views.Choice) bool { return d.Value == name })
 }
 
 // docLinks turns the documents' links to each other ("bots.md",

@@ -256,8 +256,8 @@ func (s *Server) apiAddPushDevice(c echo.Context) error {
 	var sub push.Subscription
 	// Fields it does not read are let by (a browser's toJSON() adds
 	// expirationTime); a value of the wrong type is named.
-	if err := json.NewDecoder(c.Request().Body).Decode(&sub); err != nil {
-		return bindError(err, i18n.M(`The body is not a push subscription: {"endpoint": "https://…", "keys": {"p256dh": "…", "auth": "…"}}.`))
+	if err := decodeBody(c, &sub, i18n.M(`The body is not a push subscription: {"endpoint": "https://…", "keys": {"p256dh": "…", "auth": "…"}}.`), bodyRules{loose: true, required: true}); err != nil {
+		return err
 	}
 	d, err := s.push.Subscribe(c.Request().Context(), apiUser(c).ID, sub, c.Request().UserAgent())
 	if err != nil {
