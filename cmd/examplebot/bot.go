@@ -100,11 +100,13 @@ func (b *Bot) Run(ctx context.Context) error {
 				}
 			case "invitation":
 				if b.Accept {
-					return b.answer(ctx, fmt.Sprintf("/api/v1/invites/%d", l.InvitationID), "invitation", l)
+					inv := fmt.Sprintf("/api/v1/invites/%d", l.InvitationID)
+					return b.answer(ctx, inv+"/accept", inv+"/decline", "invitation", l.GameID)
 				}
 			case "rematch_offer":
 				if b.Accept {
-					return b.answer(ctx, fmt.Sprintf("/api/v1/games/%d/rematch", l.GameID), "offer to play again", l)
+					offer := fmt.Sprintf("/api/v1/games/%d/rematch", l.GameID)
+					return b.answer(ctx, offer, offer+"/decline", "offer to play again", l.GameID)
 				}
 			}
 			return nil
@@ -123,25 +125,21 @@ func (b *Bot) Run(ctx context.Context) error {
 
 var errRevoked = errors.New("the token was revoked")
 
-// answer accepts an invitation (path/accept) or an offer to play again
-// (path itself). One the site refuses (a ranked table of people, too many
-// games at once, an invitation answered meanwhile) is declined and the
-// bot goes on: only a broken connection or a revoked token ends the
+// answer accepts an invitation or an offer to play again (what) by
+// posting to accept. One the site refuses (too many games at once, an
+// invitation answered meanwhile) is declined by posting to decline, and
+// the bot goes on: only a broken connection or a revoked token ends the
 // stream, never one refusal.
-func (b *Bot) answer(ctx context.Context, path, what string, l line) error {
-	accept, decline := path+"/accept", path+"/decline"
-	if what != "invitation" {
-		accept = path
-	}
+func (b *Bot) answer(ctx context.Context, accept, decline, what string, game int64) error {
 	err := b.post(ctx, accept, nil, 0)
 	var r refused
 	if !errors.As(err, &r) {
 		if err == nil {
-			b.Log.Info("accepted", "what", what, "game", l.GameID)
+			b.Log.Info("accepted", "what", what, "game", game)
 		}
 		return err
 	}
-	b.Log.Warn("could not accept", "what", what, "game", l.GameID, "err", err)
+	b.Log.Warn("could not accept", "what", what, "game", game, "err", err)
 	if err := b.post(ctx, decline, nil, 0); err != nil && !errors.As(err, &r) {
 		return err
 	}
