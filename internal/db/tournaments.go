@@ -196,7 +196,7 @@ func (t *Tx) TournamentForUpdate(ctx context.Context, id int64) (Tournament, err
 
 // Tournaments lists events of a status: upcoming ones soonest first, the
 // others latest first. Private events are listed only to their players
-// (viewer 0: nobody).
+// and their creator (viewer 0: nobody).
 func (s *Store) Tournaments(ctx context.Context, status string, viewer int64, limit int) ([]Tournament, error) {
 	order := "t.starts_at DESC, t.id DESC"
 	if status == TournamentUpcoming {
@@ -204,7 +204,7 @@ func (s *Store) Tournaments(ctx context.Context, status string, viewer int64, li
 	}
 	var out []Tournament
 	err := sel(ctx, s.DB, &out, `SELECT `+tournamentColumns+` FROM tournaments t
-		WHERE t.status = $1 AND (t.public OR EXISTS (SELECT 1 FROM tournament_players p WHERE p.tournament_id = t.id AND p.user_id = $2))
+		WHERE t.status = $1 AND (t.public OR t.creator_id = $2 OR EXISTS (SELECT 1 FROM tournament_players p WHERE p.tournament_id = t.id AND p.user_id = $2))
 		ORDER BY `+order+` LIMIT $3`, status, viewer, limit)
 	if err != nil {
 		return nil, fmt.Errorf("db: tournaments %s: %w", status, err)

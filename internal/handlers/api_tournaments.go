@@ -37,6 +37,12 @@ type apiTournament struct {
 	Players     int            `json:"players"`
 	MaxPlayers  int            `json:"max_players"`
 	Version     int            `json:"version"`
+	// InviteCode and InviteURL: a private event's code and the address
+	// that carries it, for those who may see the event (its creator, its
+	// players, whoever came with the code), as its page shows them; every
+	// event an answer holds is one its reader may see.
+	InviteCode string `json:"invite_code,omitempty"`
+	InviteURL  string `json:"invite_url,omitempty"`
 }
 
 func (s *Server) apiTournamentOf(t db.Tournament) apiTournament {
@@ -45,6 +51,9 @@ func (s *Server) apiTournamentOf(t db.Tournament) apiTournament {
 		StartsAt: t.StartsAt.UTC(), Minutes: t.Minutes, Rounds: t.Rounds, Round: t.Round, Players: t.Players, MaxPlayers: t.MaxPlayers, Version: t.Version}
 	if t.DescriptionHiddenBy == nil {
 		a.Description = t.Description
+	}
+	if !t.Public && t.Code != "" {
+		a.InviteCode, a.InviteURL = t.Code, s.cfg.BaseURL.String()+tournamentURL(t.ID, t.Code)
 	}
 	if t.Minutes != nil {
 		e := t.EndsAt().UTC()
