@@ -35,7 +35,7 @@ func TestKillDuringPushSendsItOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _, err := store.AddPushDevice(ctx, db.PushDevice{UserID: u.ID, Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth, Name: "Kai's phone", CreatedAt: time.Now()})
+	d, _, err := store.AddPushDevice(ctx, db.PushDevice{UserID: u.ID, Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth, Name: "Kai's phone", CreatedAt: time.Now()}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

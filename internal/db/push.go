@@ -46,9 +46,10 @@ const MaxPushDevices = 10
 
 // AddPushDevice stores a device of a person. An endpoint already known
 // (the same browser subscribing again, or after another person used it)
-// is given to this person with its new keys. It reports false when the
-// person has MaxPushDevices devices already.
-func (s *Store) AddPushDevice(ctx context.Context, d PushDevice) (PushDevice, bool, error) {
+// is given to this person with its new keys; the same person's device
+// keeps the name they gave it unless named says d.Name was given now. It
+// reports false when the person has MaxPushDevices devices already.
+func (s *Store) AddPushDevice(ctx context.Context, d PushDevice, named bool) (PushDevice, bool, error) {
 	var out PushDevice
 	ok := true
 	err := s.Tx(ctx, func(tx *Tx) error {
@@ -67,9 +68,10 @@ func (s *Store) AddPushDevice(ctx context.Context, d PushDevice) (PushDevice, bo
 		return get(ctx, tx.tx, &out, `
 			INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, name, created_at) VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT (endpoint) DO UPDATE SET user_id = EXCLUDED.user_id, p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth,
-				name = EXCLUDED.name, last_error = NULL,
+				name = CASE WHEN push_subscriptions.user_id = EXCLUDED.user_id AND NOT $7 THEN push_subscriptions.name ELSE EXCLUDED.name END,
+				last_error = NULL,
 				created_at = CASE WHEN push_subscriptions.user_id = EXCLUDED.user_id THEN push_subscriptions.created_at ELSE EXCLUDED.created_at END
-			RETURNING `+pushDeviceColumns, d.UserID, d.Endpoint, d.P256dh, d.Auth, d.Name, d.CreatedAt)
+			RETURNING `+pushDeviceColumns, d.UserID, d.Endpoint, d.P256dh, d.Auth, d.Name, d.CreatedAt, named)
 	})
 	if err != nil {
 		return PushDevice{}, false, fmt.Errorf("db: add push device: %w", err)
@@ -91,6 +93,16 @@ func (s *Store) PushDevice(ctx context.Context, id int64) (PushDevice, error) {
 	var d PushDevice
 	if err := get(ctx, s.DB, &d, `SELECT `+pushDeviceColumns+` FROM push_subscriptions WHERE id = $1`, id); err != nil {
 		return PushDevice{}, fmt.Errorf("db: push device %d: %w", id, notFound(err))
+	}
+	return d, nil
+}
+
+// RenamePushDevice names a device of a person (ErrNotFound when they
+// have no such device).
+func (s *Store) RenamePushDevice(ctx context.Context, userID, id int64, name string) (PushDevice, error) {
+	var d PushDevice
+	if err := get(ctx, s.DB, &d, `UPDATE push_subscriptions SET name = $3 WHERE id = $1 AND user_id = $2 RETURNING `+pushDeviceColumns, id, userID, name); err != nil {
+		return PushDevice{}, fmt.Errorf("db: rename push device %d: %w", id, notFound(err))
 	}
 	return d, nil
 }

@@ -70,6 +70,9 @@ func TestDevicesThroughTheAPI(t *testing.T) {
 		"blank name":     {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "name": "  "}, 422, "1 to 40"},
 		"long name":      {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "name": strings.Repeat("n", 41)}, 422, "1 to 40"},
 		"two lines":      {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "name": "my\nphone"}, 422, "one line"},
+		"unknown field":  {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "owner": "someone"}, 422, "owner:There is no such field here"},
+		"unknown key":    {map[string]any{"endpoint": d.Endpoint, "keys": map[string]any{"p256dh": d.P256dh, "auth": d.Auth, "extra": "x"}}, 422, "keys.extra:There is no such field here"},
+		"expiry a word":  {map[string]any{"endpoint": d.Endpoint, "keys": subscriptionOf(d)["keys"], "expirationTime": "soon"}, 422, "expirationTime:This field takes a number."},
 	} {
 		st, body := addDevice(t, s, ava, c.body, "NoThanksApp/1.0")
 		if _, msg := errorOf(body); st != c.status || !strings.Contains(msg+fmt.Sprint(body), c.says) {
@@ -88,8 +91,15 @@ func TestDevicesThroughTheAPI(t *testing.T) {
 		t.Errorf("broken JSON sent as it is: %d %v", st, body)
 	}
 
-	// Named by the user agent, or by the app.
-	st, dev := addDevice(t, s, ava, subscriptionOf(d), androidChrome)
+	if _, list = ava.Do(http.MethodGet, "/api/v1/push/devices", nil); len(list["devices"].([]any)) != 0 {
+		t.Fatalf("a refused subscription was stored: %v", list["devices"])
+	}
+
+	// Named by the user agent, or by the app. The body is what a
+	// browser's PushSubscription.toJSON() gives, expirationTime with it.
+	browser := subscriptionOf(d)
+	browser["expirationTime"] = nil
+	st, dev := addDevice(t, s, ava, browser, androidChrome)
 	if st != http.StatusCreated || dev["name"] != "Chrome · Android" || dev["endpoint"] != d.Endpoint {
 		t.Fatalf("add: %d %v", st, dev)
 	}
@@ -107,6 +117,36 @@ func TestDevicesThroughTheAPI(t *testing.T) {
 	}
 	if st, body := eve.Do(http.MethodDelete, path, nil); st != http.StatusNotFound {
 		t.Errorf("Eve removes Ava's device: %d %v", st, body)
+	}
+
+	// Renamed: Eve cannot; a bad name is refused and changes nothing; the
+	// browser subscribing again keeps the name given.
+	if st, body := eve.Do(http.MethodPatch, path, map[string]any{"name": "Eve's now"}); st != http.StatusNotFound {
+		t.Errorf("Eve renames Ava's device: %d %v", st, body)
+	}
+	for name, c := range map[string]struct {
+		body any
+		says string
+	}{
+		"blank":         {map[string]any{"name": " "}, "1 to 40"},
+		"too long":      {map[string]any{"name": strings.Repeat("é", 41)}, "1 to 40"},
+		"no name":       {map[string]any{}, "1 to 40"},
+		"unknown field": {map[string]any{"name": "x", "colour": "red"}, "colour:There is no such field here"},
+		"a number":      {map[string]any{"name": 7}, "name:This field takes text, in quotes."},
+	} {
+		if st, body := ava.Do(http.MethodPatch, path, c.body); st != 422 || !strings.Contains(fmt.Sprint(body), c.says) {
+			t.Errorf("rename, %s: %d %v, want 422 saying %q", name, st, body, c.says)
+		}
+	}
+	if st, body := ava.Do(http.MethodPatch, path, map[string]any{"name": " Kitchen tablet "}); st != http.StatusOK || body["name"] != "Kitchen tablet" || body["id"] != dev["id"] {
+		t.Fatalf("rename: %d %v", st, body)
+	}
+	if st, again := addDevice(t, s, ava, browser, androidChrome); st != http.StatusCreated || again["name"] != "Kitchen tablet" {
+		t.Errorf("subscribing again renamed the device: %d %v", st, again)
+	}
+	named["name"] = "Ava's tablet"
+	if st, again := addDevice(t, s, ava, named, androidChrome); st != http.StatusCreated || again["name"] != "Ava's tablet" {
+		t.Errorf("subscribing again with a name: %d %v", st, again)
 	}
 
 	// The test reaches the device.

@@ -26,10 +26,9 @@ func apiBind(c echo.Context, v any, otherwise string) error {
 	return decodeBody(c, v, otherwise, bodyRules{})
 }
 
-// bodyRules loosen apiBind for a body the API reads but does not define:
-// a browser's push subscription, whose fields nobody reads (loose) and
-// without which there is nothing to store (required).
-type bodyRules struct{ loose, required bool }
+// bodyRules change apiBind for a body without which there is nothing to
+// do (required): a push subscription, a device's new name.
+type bodyRules struct{ required bool }
 
 // decodeBody is apiBind under rules.
 func decodeBody(c echo.Context, v any, otherwise string, rules bodyRules) error {
@@ -49,7 +48,7 @@ func decodeBody(c echo.Context, v any, otherwise string, rules bodyRules) error 
 	if len(raw) == 0 || raw[0] != '{' {
 		return &apperr.Error{Code: apperr.Invalid, Message: otherwise, Format: otherwise}
 	}
-	return bindError(jsonv2.Unmarshal(raw, v, jsonv2.RejectUnknownMembers(!rules.loose)), otherwise)
+	return bindError(jsonv2.Unmarshal(raw, v, jsonv2.RejectUnknownMembers(true)), otherwise)
 }
 
 // bindError is how decodeBody answers an error reading a body (nil for

@@ -124,6 +124,27 @@ func (s *Server) removeDevice(c echo.Context) error {
 	return redirect(c, "/settings#devices")
 }
 
+// renameDevice names a device; a name it cannot take shows the settings
+// again with the name as typed and what is wrong with it.
+func (s *Server) renameDevice(c echo.Context) error {
+	id, name := deviceID(c), c.FormValue("name")
+	d, err := s.push.Rename(c.Request().Context(), currentUser(c).ID, id, name)
+	if err != nil && apperr.CodeOf(err) != apperr.Invalid {
+		return err
+	}
+	if err != nil {
+		return s.settingsRefused(c, err, map[string]string{"name": name}, func(v *views.SettingsView, f views.Form) {
+			for i := range v.Devices.Devices {
+				if v.Devices.Devices[i].ID == id {
+					v.Devices.Devices[i].Rename = f
+				}
+			}
+		})
+	}
+	s.setFlash(c, "ok", tr(c, "The device is called {{.Name}} now.", "Name", d.Name))
+	return redirect(c, "/settings#devices")
+}
+
 // testDevice sends a test notification to a device.
 func (s *Server) testDevice(c echo.Context) error {
 	if err := s.push.Test(c.Request().Context(), currentUser(c).ID, deviceID(c)); err != nil {
@@ -190,6 +211,15 @@ type apiDevice struct {
 	LastError      *string `json:"last_error,omitempty"`
 }
 
+func apiDeviceOf(d db.PushDevice) apiDevice {
+	a := apiDevice{ID: d.ID, Name: d.Name, Endpoint: d.Endpoint, AddedAt: apiTime(d.CreatedAt), LastError: d.LastError}
+	if d.LastDeliveryAt != nil {
+		t := apiTime(*d.LastDeliveryAt)
+		a.LastDeliveryAt = &t
+	}
+	return a
+}
+
 // apiPushKinds are the kinds of push the devices get.
 type apiPushKinds struct {
 	YourTurn   *bool `json:"your_turn"`
@@ -235,12 +265,7 @@ func (s *Server) apiPushDevices(c echo.Context) error {
 	}
 	out := []apiDevice{}
 	for _, d := range ds {
-		a := apiDevice{ID: d.ID, Name: d.Name, Endpoint: d.Endpoint, AddedAt: apiTime(d.CreatedAt), LastError: d.LastError}
-		if d.LastDeliveryAt != nil {
-			t := apiTime(*d.LastDeliveryAt)
-			a.LastDeliveryAt = &t
-		}
-		out = append(out, a)
+		out = append(out, apiDeviceOf(d))
 	}
 	p, err := s.push.Settings(ctx, u.ID)
 	if err != nil {
@@ -254,16 +279,35 @@ func (s *Server) apiPushDevices(c echo.Context) error {
 // it), named after the request's User-Agent.
 func (s *Server) apiAddPushDevice(c echo.Context) error {
 	var sub push.Subscription
-	// Fields it does not read are let by (a browser's toJSON() adds
-	// expirationTime); a value of the wrong type is named.
-	if err := decodeBody(c, &sub, i18n.M(`The body is not a push subscription: {"endpoint": "https://…", "keys": {"p256dh": "…", "auth": "…"}}.`), bodyRules{loose: true, required: true}); err != nil {
+	// What a browser's toJSON() gives (endpoint, expirationTime, keys)
+	// and a name; any other field, or a value of the wrong type, is named.
+	if err := decodeBody(c, &sub, i18n.M(`The body is not a push subscription: {"endpoint": "https://…", "keys": {"p256dh": "…", "auth": "…"}}.`), bodyRules{required: true}); err != nil {
 		return err
 	}
 	d, err := s.push.Subscribe(c.Request().Context(), apiUser(c).ID, sub, c.Request().UserAgent())
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, apiDevice{ID: d.ID, Name: d.Name, Endpoint: d.Endpoint, AddedAt: apiTime(d.CreatedAt)})
+	return c.JSON(http.StatusCreated, apiDeviceOf(d))
+}
+
+// apiRenamePushDevice names a device: {"name"}.
+func (s *Server) apiRenamePushDevice(c echo.Context) error {
+	id, err := apiDeviceID(c)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Name string `json:"name"`
+	}
+	if err := decodeBody(c, &body, i18n.M(`The body is the device's new name: {"name": "…"}.`), bodyRules{required: true}); err != nil {
+		return err
+	}
+	d, err := s.push.Rename(c.Request().Context(), apiUser(c).ID, id, body.Name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, apiDeviceOf(d))
 }
 
 // apiDeviceID reads a device's id from the path.

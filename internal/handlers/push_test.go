@@ -583,6 +583,31 @@ func TestDevicesInSettings(t *testing.T) {
 	if n := page.Doc().Find(`[data-testid="device-row"]`).Length(); n != 1 || !strings.Contains(page.TestID("device-row"), "Firefox · Windows") {
 		t.Fatalf("%d device rows: %q", n, page.TestID("device-row"))
 	}
+	// Renamed in Settings; a name it cannot take shows the page again
+	// with the name as typed and why, and changes nothing.
+	row := page.Doc().Find(`[data-testid="device-row"]`)
+	if row.Find(`[data-testid="device-name"]`).AttrOr("value", "") != "Firefox · Windows" {
+		t.Errorf("the rename field does not hold the name: %q", row.Find(`[data-testid="device-name"]`).AttrOr("value", ""))
+	}
+	rename := row.Find(`[data-testid="device-rename"] form`).AttrOr("action", "")
+	long := strings.Repeat("x", 41)
+	bad := b.PostForm(rename, map[string][]string{"name": {long}})
+	if bad.Status != http.StatusUnprocessableEntity || !strings.Contains(bad.TestID("device-name-error"), "1 to 40") ||
+		bad.Doc().Find(`[data-testid="device-name"]`).AttrOr("value", "") != long || bad.Doc().Find(`[data-testid="device-rename"][open]`).Length() != 1 {
+		t.Errorf("a name too long: %d, error %q, field %q", bad.Status, bad.TestID("device-name-error"), bad.Doc().Find(`[data-testid="device-name"]`).AttrOr("value", ""))
+	}
+	if res := b.PostForm(rename, map[string][]string{"name": {"Work laptop"}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("rename: %d", res.Status)
+	}
+	if page = b.Get("/settings"); !strings.Contains(page.TestID("device-row"), "Work laptop") || !strings.Contains(page.Body, "The device is called Work laptop now.") {
+		t.Errorf("after renaming: row %q", page.TestID("device-row"))
+	}
+	if st, _ := subscribe(t, b, d.Endpoint, d.P256dh, d.Auth, androidChrome); st != http.StatusCreated {
+		t.Fatalf("subscribe once more: %d", st)
+	}
+	if page = b.Get("/settings"); !strings.Contains(page.TestID("device-row"), "Work laptop") {
+		t.Errorf("the browser subscribing again lost the name: %q", page.TestID("device-row"))
+	}
 	for i := 1; i < 10; i++ {
 		o := ps.NewDevice(fmt.Sprint(i))
 		if st, body := subscribe(t, b, o.Endpoint, o.P256dh, o.Auth, androidChrome); st != http.StatusCreated {
@@ -597,8 +622,8 @@ func TestDevicesInSettings(t *testing.T) {
 	u, _ := s.Store.UserByName(context.Background(), "Pia")
 	ds, _ := s.Store.PushDevices(context.Background(), u.ID)
 	eve := s.Client().Register("Eve")
-	for _, action := range []string{"remove", "test"} {
-		if res := eve.PostForm(fmt.Sprintf("/settings/devices/%d/%s", ds[0].ID, action), nil); res.Status != http.StatusNotFound {
+	for _, action := range []string{"remove", "test", "rename"} {
+		if res := eve.PostForm(fmt.Sprintf("/settings/devices/%d/%s", ds[0].ID, action), map[string][]string{"name": {"Eve's"}}); res.Status != http.StatusNotFound {
 			t.Errorf("Eve's %s of Pia's device: %d", action, res.Status)
 		}
 	}

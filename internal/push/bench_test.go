@@ -34,7 +34,7 @@ func BenchmarkPushOutbox(b *testing.B) {
 	var devices []db.PushDevice
 	for i := range 4 {
 		dev := ps.NewDevice(fmt.Sprintf("device %d", i))
-		d, _, err := store.AddPushDevice(ctx, db.PushDevice{UserID: u.ID, Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth, Name: dev.Name, CreatedAt: time.Now()})
+		d, _, err := store.AddPushDevice(ctx, db.PushDevice{UserID: u.ID, Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth, Name: dev.Name, CreatedAt: time.Now()}, true)
 		if err != nil {
 			b.Fatal(err)
 		}

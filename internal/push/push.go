@@ -162,6 +162,12 @@ type Subscription struct {
 		P256dh string `json:"p256dh"`
 		Auth   string `json:"auth"`
 	} `json:"keys"`
+	// ExpirationTime is when the push service will end the subscription
+	// (milliseconds since 1970, null for never), as toJSON() gives it:
+	// accepted so that the browser's object can be sent as it is, not
+	// kept (a push after it is answered 404 or 410 and the device is
+	// forgotten then).
+	ExpirationTime *float64 `json:"expirationTime,omitempty"`
 	// Name, when given, names the device rather than its user agent.
 	Name string `json:"name,omitempty"`
 }
@@ -209,14 +215,15 @@ func (s *Service) Subscribe(ctx context.Context, userID int64, sub Subscription,
 		return db.PushDevice{}, err
 	}
 	name := DeviceName(userAgent)
-	if n := strings.TrimSpace(sub.Name); n != "" || sub.Name != "" {
-		if n == "" || utf8.RuneCountInString(n) > MaxDeviceName || !utf8.ValidString(n) || strings.IndexFunc(n, unicode.IsControl) >= 0 {
-			return db.PushDevice{}, apperr.E(apperr.Invalid, "A device's name is 1 to %d characters on one line.", MaxDeviceName)
+	if sub.Name != "" {
+		n, err := deviceName(sub.Name)
+		if err != nil {
+			return db.PushDevice{}, err
 		}
 		name = n
 	}
 	d, ok, err := s.store.AddPushDevice(ctx, db.PushDevice{UserID: userID, Endpoint: sub.Endpoint, P256dh: sub.Keys.P256dh, Auth: sub.Keys.Auth,
-		Name: name, CreatedAt: s.clock.Now()})
+		Name: name, CreatedAt: s.clock.Now()}, sub.Name != "")
 	if err != nil {
 		return db.PushDevice{}, err
 	}
@@ -224,6 +231,29 @@ func (s *Service) Subscribe(ctx context.Context, userID int64, sub Subscription,
 		return db.PushDevice{}, apperr.E(apperr.Conflict, "You have %d devices notified already: remove one first.", db.MaxPushDevices)
 	}
 	return d, nil
+}
+
+// deviceName checks a name a person gives a device: 1 to MaxDeviceName
+// characters on one line, spaces around it dropped.
+func deviceName(name string) (string, error) {
+	n := strings.TrimSpace(name)
+	if n == "" || utf8.RuneCountInString(n) > MaxDeviceName || !utf8.ValidString(n) || strings.IndexFunc(n, unicode.IsControl) >= 0 {
+		return "", apperr.E(apperr.Invalid, "A device's name is 1 to %d characters on one line.", MaxDeviceName)
+	}
+	return n, nil
+}
+
+// Rename names a device of a person.
+func (s *Service) Rename(ctx context.Context, userID, id int64, name string) (db.PushDevice, error) {
+	n, err := deviceName(name)
+	if err != nil {
+		return db.PushDevice{}, err
+	}
+	d, err := s.store.RenamePushDevice(ctx, userID, id, n)
+	if errors.Is(err, db.ErrNotFound) {
+		return d, apperr.E(apperr.NotFound, "You have no such device: it was removed already.")
+	}
+	return d, err
 }
 
 // Devices lists a person's devices.

@@ -23,4 +23,6 @@ type DeviceView struct {
 	Added        string
 	LastDelivery string // "" for never
 	Error        string // why the last push failed, if it did
+	// Rename is the rename form as sent, when the name was refused.
+	Rename Form
 }
