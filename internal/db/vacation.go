@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // Vacation is a user's vacation state.
@@ -29,6 +31,23 @@ func (t *Tx) VacationForUpdate(ctx context.Context, userID int64) (Vacation, err
 		return Vacation{}, fmt.Errorf("db: lock vacation of %d: %w", userID, notFound(err))
 	}
 	return v, nil
+}
+
+// VacationsUntil gives, of the users named, those on vacation at now and
+// when each comes back.
+func (t *Tx) VacationsUntil(ctx context.Context, userIDs []int64, now time.Time) (map[int64]time.Time, error) {
+	var rows []struct {
+		ID    int64     `db:"id"`
+		Until time.Time `db:"vacation_until"`
+	}
+	if err := sel(ctx, t.tx, &rows, `SELECT id, vacation_until FROM users WHERE id = ANY($1) AND vacation_until > $2`, pq.Array(userIDs), now); err != nil {
+		return nil, fmt.Errorf("db: vacations: %w", err)
+	}
+	out := make(map[int64]time.Time, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r.Until
+	}
+	return out, nil
 }
 
 // SetVacation stores a user's vacation state.

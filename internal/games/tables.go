@@ -29,6 +29,19 @@ func (s *Service) StartTables(ctx context.Context, tx *db.Tx, t Tables) ([]int64
 	now := s.clock.Now()
 	gs := make([]db.StartedGame, len(t.People))
 	seatsOf := make([][]db.Seat, len(t.People))
+	// A correspondence player on vacation when the round starts gets
+	// their first decision's time from their return, as in any game.
+	var away map[int64]time.Time
+	if t.In.Pace == Correspondence {
+		var all []int64
+		for _, people := range t.People {
+			all = append(all, people...)
+		}
+		var err error
+		if away, err = tx.VacationsUntil(ctx, all, now); err != nil {
+			return nil, err
+		}
+	}
 	for i, people := range t.People {
 		in := t.In
 		in.Seats = len(people)
@@ -57,6 +70,9 @@ func (s *Service) StartTables(ctx context.Context, tx *db.Tx, t Tables) ([]int64
 		for k := range people {
 			n, u := k, people[k]
 			seats[k] = db.Seat{Seat: &n, UserID: &u}
+			if until, ok := away[u]; ok {
+				seats[k].VacationUntil = &until
+			}
 		}
 		eg, err := rebuild(g, nil)
 		if err != nil {
