@@ -10,7 +10,7 @@ window.ntMsgs = (function () {
     chatTitle: "New message at game #{n} · No Thanks!",
     tStart: "A tournament you joined starts now.", tTable: "Your table is ready: game #{n}.",
     tBye: "You have a bye this round: its points are yours.", tCancelled: "A tournament you joined was cancelled: too few players.",
-    tGo: "Open it",
+    tGo: "Open it", tableReady: "(Your table is ready)",
     notifyBody: "Game #{n} waits for you.", waitingOne: "{n} game waiting for you", waitingMany: "{n} games waiting for you",
     noNotify: "This browser has no notifications.", allowed: "Allowed: you will be notified.",
     blocked: "Blocked in this browser's site settings.", units: ["d", "h", "m", "s"], spaced: false
@@ -119,12 +119,20 @@ window.ntCSRF = function () {
   var body = document.body, url = body && body.dataset.turns;
   var last = null;
   var msgs = window.ntMsgs;
-  var PREFIX = msgs.yourTurn + " ";
-
-  function setTitle(n) {
-    var t = document.title.indexOf(PREFIX) === 0 ? document.title.slice(PREFIX.length) : document.title;
-    document.title = n > 0 ? PREFIX + t : t;
+  var PREFIX = msgs.yourTurn + " ", READY = msgs.tableReady + " ";
+  // The title's marks: "(Your turn)" while a game waits for the player,
+  // "(Your table is ready)" once a tournament table is ready, for as long
+  // as the page is open (its banner says the same).
+  var turnMark = false, readyMark = false;
+  function drawTitle() {
+    var t = document.title;
+    for (var again = true; again;) {
+      again = false;
+      [PREFIX, READY].forEach(function (p) { if (t.indexOf(p) === 0) { t = t.slice(p.length); again = true; } });
+    }
+    document.title = (turnMark ? PREFIX : "") + (readyMark ? READY : "") + t;
   }
+  function setTitle(n) { turnMark = n > 0; drawTitle(); }
   function setIcon(n) {
     var link = document.querySelector("link[rel=icon][data-icon]");
     if (link) link.href = n > 0 ? link.dataset.iconTurn : link.dataset.icon;
@@ -194,6 +202,7 @@ window.ntCSRF = function () {
       location.href = href;
       return;
     }
+    if (n.kind === "table") { readyMark = true; drawTitle(); }
     var area = document.getElementById("flash-area");
     if (area) {
       var box = document.createElement("div"), a = document.createElement("a");

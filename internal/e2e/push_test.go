@@ -94,6 +94,13 @@ func TestBrowserInstallableSiteAndPush(t *testing.T) {
 	screenshot(t, ann, "settings-devices")
 	noSideways(t, ann, tourPage{name: "settings-devices", path: "/settings"})
 	savePNG(t, "settings-devices-section-phone", get(t, ann, chromedp.Screenshot(chromedp.CSS("#devices"))))
+	// Renamed from its row, at the phone's width.
+	click(t, ann, `[data-testid="device-rename"] summary`)
+	do(t, ann, chromedp.WaitVisible(byTestID("device-name")))
+	savePNG(t, "settings-device-rename-phone", get(t, ann, chromedp.Screenshot(chromedp.CSS("#devices"))))
+	do(t, ann, chromedp.SetValue(byTestID("device-name"), "Ann's laptop"))
+	click(t, ann, byTestID("device-rename-submit"))
+	waitAcrossLoad(t, ann, `(document.querySelector('[data-testid="device-row"]')?.textContent || "").includes("Ann's laptop")`)
 	do(t, ann, chromedp.EmulateViewport(1280, 900))
 
 	// Ann's turn in a correspondence game, with no page of the site open.

@@ -190,3 +190,58 @@ func TestBrowserTVMovesOn(t *testing.T) {
 		t.Errorf("/tv scrolls sideways at 390 px: %s", wide)
 	}
 }
+
+// A player away from the event's pages (in Settings here) learns that
+// their table is ready from a banner with a link and from the page's
+// title, marked as a turn marks it, so that a tab in the background says
+// so too.
+func TestBrowserTableReadyMarksTheTitle(t *testing.T) {
+	s := apptest.New(t)
+	var ps []*apptest.API
+	for _, n := range []string{"Host", "Dora", "Emil"} {
+		p := s.APIFor(n)
+		if _, err := s.Store.VerifyEmail(context.Background(), p.ID, strings.ToLower(n)+"@example.com", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	st, res := ps[0].Do(http.MethodPost, "/api/v1/tournaments", map[string]any{"kind": "swiss", "name": "Evening Swiss", "table_size": 3, "rounds": 3,
+		"game_rounds": 1, "variant": "standard", "pace": "correspondence", "turn_seconds": 24 * 3600, "max_players": 10,
+		"starts_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	if st != http.StatusCreated {
+		t.Fatalf("create: %d %v", st, res)
+	}
+	id := int64(res["tournament"].(map[string]any)["id"].(float64))
+	for _, p := range ps {
+		if st, res := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil); st != http.StatusOK {
+			t.Fatalf("%s joins: %d %v", p.Name, st, res)
+		}
+	}
+	ctx := newUser(t, newBrowser(t))
+	login(t, ctx, s.URL, "Dora")
+	do(t, ctx, chromedp.Navigate(s.URL+"/settings"), chromedp.WaitVisible(byTestID("push-subscribe")))
+	if title := get(t, ctx, chromedp.Title()); strings.Contains(title, "(Your table is ready)") {
+		t.Fatalf("the title is marked before the start: %q", title)
+	}
+	if _, err := s.Store.DB.Exec(`UPDATE tournaments SET starts_at = now(), due_at = now() WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, chromedp.WaitVisible(byTestID("notice")))
+	var game int64
+	if err := s.Store.DB.Get(&game, `SELECT g.id FROM games g JOIN game_seats st ON st.game_id = g.id WHERE g.tournament_id = $1 AND st.user_id = $2`, id, ps[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if text := textOf(t, ctx, byTestID("notice")); !strings.Contains(text, fmt.Sprintf("Your table is ready: game #%d.", game)) {
+		t.Errorf("the banner reads %q", text)
+	}
+	if href := get(t, ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="notice"] a').getAttribute("href")`)); href != fmt.Sprintf("/games/%d", game) {
+		t.Errorf("the banner links to %q", href)
+	}
+	waitFor(t, ctx, `document.title.includes("(Your table is ready) Settings")`)
+	// Her turn (if the seating put her first) marks it as well, once.
+	title := get(t, ctx, chromedp.Title())
+	if strings.Count(title, "(Your table is ready)") != 1 || strings.Count(title, "(Your turn)") > 1 {
+		t.Errorf("the title reads %q", title)
+	}
+	screenshot(t, ctx, "tournament-table-ready-banner")
+}

@@ -316,6 +316,7 @@ func jsMessages(ctx context.Context) string {
 		"tBye":        tr(ctx, "You have a bye this round: its points are yours."),
 		"tCancelled":  tr(ctx, "A tournament you joined was cancelled: too few players."),
 		"tGo":         tr(ctx, "Open it"),
+		"tableReady":  tr(ctx, "(Your table is ready)"),
 		"waitingOne":  trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", 1, "Count", "{n}"),
 		"waitingMany": trn(ctx, "{{.Count}} game waiting for you", "{{.Count}} games waiting for you", 2, "Count", "{n}"),
 		"inviteOne":   trn(ctx, "{{.Count}} invitation", "{{.Count}} invitations", 1, "Count", "{n}"),
