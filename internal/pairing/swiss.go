@@ -41,19 +41,36 @@ const (
 // fewer players than a table everyone gets a bye; the event should not run
 // such a round.
 //
-// The others are ordered by score, rating and ID and seated so that
-// repeated meetings are as few as possible and, within that, players of
-// equal score sit together: a seating costs every earlier meeting of two
-// players at one table (counted as many times as they met) above any
-// difference in score, plus each table's spread (its highest score minus
-// its lowest). A first seating is built table by table, best player first,
-// each seat going to the player among the next few in order who adds the
-// least cost; then single players are swapped between tables while that
-// lowers the cost, and three players are rotated round three tables when
-// no swap removes a repeat that is left. If repeats are still left, a
-// bounded search over all seatings looks for one with fewer; in small
-// fields it is exhaustive, so a seating without repeats is found whenever
-// there is one (the tests check this against every seating).
+// The others are ordered by score, rating and ID and seated by this rule:
+// of two seatings the better is the one with fewer repeated meetings (every
+// earlier meeting of two players at one table, counted as many times as
+// they met), then, when those are equal, the one whose tables' spreads
+// (each table's highest score minus its lowest) add up to less, then the
+// one whose widest spread is smaller.
+//
+// When at most exactPlayers (12) are seated, the seating is the best there
+// is by that rule: every seating is tried (see exact; the tests check the
+// result against every seating). Among seatings equal by the rule, the one
+// found by the moves below is kept if it is among the best; otherwise it is
+// the first of the best in the order where each table takes the best
+// player left and then the others in the round's order, the best-placed
+// first.
+//
+// Larger fields are seated by moves that cost a linear time in the field,
+// and weigh repeats and the total spread alone, as one cost: every
+// repeated meeting above any difference in score, plus each table's
+// spread. A first seating is built table by table, best player first, each
+// seat going to the player among the next few in order who adds the least
+// cost; then single players are swapped between tables while that lowers
+// the cost, and three players are rotated round three tables when no swap
+// removes a repeat that is left. If repeats are still left, a bounded
+// search over all seatings looks for one with fewer. What is sure: no
+// exchange of two players between tables close in the standings (any two
+// tables while there are at most 40) lowers the cost, unless the passes
+// ran out (maxPasses); and when the search runs to its end within its
+// budget, which it does in fields of a few tables, the repeats are the
+// fewest possible. The total spread is not sure to be the least there,
+// and the widest spread is not looked at.
 //
 // Each table lists its IDs in the order above, tables in the order of their
 // best player; the caller shuffles the seats. The result depends only on
@@ -91,7 +108,9 @@ func SwissRound(entrants []Entrant, size int) (tables [][]int64, byes []int64) {
 	s := newSeating(players, size)
 	s.seatGreedily()
 	s.improve()
-	if s.search() {
+	if len(players) <= exactPlayers {
+		s.exact()
+	} else if s.search() {
 		s.improve()
 	}
 	return s.ids(), byes

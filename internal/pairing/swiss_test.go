@@ -75,31 +75,88 @@ func countMeetings(met map[[2]int64]int, tables [][]int64) int {
 	return sum
 }
 
-// fewestMeetings is the least number of earlier meetings over every way of
-// seating ids at tables of size, found by trying them all: the first
-// player left takes the next table with every choice of size-1 others.
-// seatings is how many ways it tried.
-func fewestMeetings(es []Entrant, ids []int64, size int) (least, seatings int) {
+// seatValue is how good a seating is, by the rule of docs/tournaments.md:
+// fewer repeated meetings first, then a smaller total of the tables'
+// spreads (highest score minus lowest), then a smaller widest spread.
+type seatValue struct{ repeats, spreads, widest int }
+
+func (v seatValue) String() string {
+	return fmt.Sprintf("%d repeats, spreads %d, widest %d", v.repeats, v.spreads, v.widest)
+}
+
+// better reports whether v is strictly better than w.
+func (v seatValue) better(w seatValue) bool {
+	if v.repeats != w.repeats {
+		return v.repeats < w.repeats
+	}
+	if v.spreads != w.spreads {
+		return v.spreads < w.spreads
+	}
+	return v.widest < w.widest
+}
+
+// value measures a seating of es, given as tables of IDs.
+func value(es []Entrant, tables [][]int64) seatValue {
+	score := map[int64]Points{}
+	for _, e := range es {
+		score[e.ID] = e.Score
+	}
+	v := seatValue{repeats: meetings(es, tables)}
+	for _, table := range tables {
+		hi, lo := score[table[0]], score[table[0]]
+		for _, id := range table {
+			hi, lo = max(hi, score[id]), min(lo, score[id])
+		}
+		v.spreads += int(hi - lo)
+		v.widest = max(v.widest, int(hi-lo))
+	}
+	return v
+}
+
+// bestSeating is the best value over every way of seating ids at tables of
+// size, found by trying them all: the first player left takes the next
+// table with every choice of size-1 others, and each complete seating is
+// measured table by table. seatings is how many ways it tried.
+func bestSeating(es []Entrant, ids []int64, size int) (best seatValue, seatings int) {
 	pairs := metPairs(es)
+	score := map[int64]Points{}
+	for _, e := range es {
+		score[e.ID] = e.Score
+	}
 	n := len(ids)
 	met := make([][]int, n)
+	sc := make([]int, n)
 	for i := range met {
 		met[i] = make([]int, n)
 		for j := range met[i] {
 			met[i][j] = pairs[[2]int64{ids[i], ids[j]}]
 		}
+		sc[i] = int(score[ids[i]])
 	}
-	// seq holds the players seated so far, table after table.
-	best := -1
+	// seq holds the players seated so far (as indices in ids), table
+	// after table.
 	seq := make([]int, 0, n)
-	var seat func(used uint64, sum int)
-	var pick func(used uint64, sum, from int)
-	seat = func(used uint64, sum int) {
+	var seat func(used uint64)
+	var pick func(used uint64, from int)
+	seat = func(used uint64) {
 		if used == 1<<n-1 {
-			seatings++
-			if best < 0 || sum < best {
-				best = sum
+			var v seatValue
+			for k := 0; k < n; k += size {
+				table := seq[k : k+size]
+				hi, lo := sc[table[0]], sc[table[0]]
+				for i, a := range table {
+					hi, lo = max(hi, sc[a]), min(lo, sc[a])
+					for _, b := range table[i+1:] {
+						v.repeats += met[a][b]
+					}
+				}
+				v.spreads += hi - lo
+				v.widest = max(v.widest, hi-lo)
 			}
+			if seatings == 0 || v.better(best) {
+				best = v
+			}
+			seatings++
 			return
 		}
 		first := 0
@@ -107,64 +164,69 @@ func fewestMeetings(es []Entrant, ids []int64, size int) (least, seatings int) {
 			first++
 		}
 		seq = append(seq, first)
-		pick(used|1<<first, sum, first+1)
+		pick(used|1<<first, first+1)
 		seq = seq[:len(seq)-1]
 	}
-	pick = func(used uint64, sum, from int) {
-		table := seq[len(seq)-(len(seq)-1)%size-1:]
-		if len(table) == size {
-			seat(used, sum)
+	pick = func(used uint64, from int) {
+		if len(seq)%size == 0 {
+			seat(used)
 			return
 		}
 		for i := from; i < n; i++ {
 			if used&(1<<i) != 0 {
 				continue
 			}
-			add := 0
-			for _, x := range table {
-				add += met[i][x]
-			}
 			seq = append(seq, i)
-			pick(used|1<<i, sum+add, i+1)
+			pick(used|1<<i, i+1)
 			seq = seq[:len(seq)-1]
 		}
 	}
-	seat(0, 0)
+	seat(0)
 	return best, seatings
 }
 
-func first(least, _ int) int { return least }
+// first is the best value of bestSeating, without the count.
+func first(best seatValue, _ int) seatValue { return best }
 
-func TestFewestMeetings(t *testing.T) {
+func TestBestSeating(t *testing.T) {
 	// The checker itself, on cases worked by hand. Seatings of 3k players
 	// at tables of 3: (3k)! / (3!^k k!), so 6 → 10, 9 → 280, 12 → 15,400;
 	// 8 at tables of 4: 8! / (4!^2 2!) = 35; 14 at tables of 7: 1,716.
 	tests := []struct {
-		name            string
-		players         []Entrant
-		size            int
-		least, seatings int
+		name     string
+		players  []Entrant
+		size     int
+		seated   []int64 // nil: all the players
+		best     seatValue
+		seatings int
 	}{
-		{"Fresh", fresh(9), 3, 0, 280},
-		{"AfterOneRound", sat(fresh(9), []int64{1, 2, 3}, []int64{4, 5, 6}, []int64{7, 8, 9}), 3, 0, 280},
+		{"Fresh", fresh(9), 3, nil, seatValue{}, 280},
+		{"AfterOneRound", sat(fresh(9), []int64{1, 2, 3}, []int64{4, 5, 6}, []int64{7, 8, 9}), 3, nil, seatValue{}, 280},
 		// See FewestTimesMet in TestSwissRoundSeating.
-		{"ForcedRepeat", sat(sat(fresh(6), []int64{1, 2}, []int64{1, 2}), []int64{3, 4, 5, 6}), 3, 2, 10},
+		{"ForcedRepeat", sat(sat(fresh(6), []int64{1, 2}, []int64{1, 2}), []int64{3, 4, 5, 6}), 3, nil, seatValue{2, 0, 0}, 10},
+		// See PartsAPairThatMet: 4 halves between the tables, at both.
+		{"Parted", sat(scored(fresh(6), map[int64]Points{1: 4, 2: 4, 3: 4}), []int64{1, 2}), 3, nil, seatValue{0, 8, 4}, 10},
 		// See UnavoidableRepeatsKeptFewest.
-		{"TwoTablesOfFour", sat(fresh(8), []int64{1, 2, 3, 4}, []int64{5, 6, 7, 8}), 4, 4, 35},
-		{"TwelveAtThree", fresh(12), 3, 0, 15400},
+		{"TwoTablesOfFour", sat(fresh(8), []int64{1, 2, 3, 4}, []int64{5, 6, 7, 8}), 4, nil, seatValue{4, 0, 0}, 35},
+		{"TwelveAtThree", fresh(12), 3, nil, seatValue{}, 15400},
 		// Two tables of 7 after two tables of 7: 3 and 4 from each old
 		// table at each new one is the least, 3 + 6 pairs = 9 at each, 18.
-		{"TwoTablesOfSeven", sat(fresh(14), []int64{1, 2, 3, 4, 5, 6, 7}, []int64{8, 9, 10, 11, 12, 13, 14}), 7, 18, 1716},
+		{"TwoTablesOfSeven", sat(fresh(14), []int64{1, 2, 3, 4, 5, 6, 7}, []int64{8, 9, 10, 11, 12, 13, 14}), 7, nil, seatValue{18, 0, 0}, 1716},
+		// See TestSwissRoundClosestScores for these two, less the bye.
+		{"WidestSpread", widestSpreadField(), 3, []int64{2, 3, 4, 5, 6, 7, 8, 9, 10}, seatValue{0, 10, 4}, 280},
+		{"TotalSpread", totalSpreadField(), 3, []int64{1, 2, 3, 5, 6, 7, 8, 9, 10}, seatValue{0, 6, 3}, 280},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var ids []int64
-			for _, p := range tt.players {
-				ids = append(ids, p.ID)
+			ids := tt.seated
+			if ids == nil {
+				for _, p := range tt.players {
+					ids = append(ids, p.ID)
+				}
 			}
-			least, seatings := fewestMeetings(tt.players, ids, tt.size)
-			if least != tt.least || seatings != tt.seatings {
-				t.Errorf("fewestMeetings = %d over %d seatings, want %d over %d", least, seatings, tt.least, tt.seatings)
+			got, seatings := bestSeating(tt.players, ids, tt.size)
+			if want := tt.best; got != want || seatings != tt.seatings {
+				t.Errorf("bestSeating = %v over %d seatings, want %v over %d", got, seatings, want, tt.seatings)
 			}
 		})
 	}
@@ -301,6 +363,102 @@ func TestSwissRoundSeating(t *testing.T) {
 	}
 }
 
+// widestSpreadField is round 3 of ten players at tables of three, the
+// field of the report that brought in the widest spread as a tie-break.
+// Round 1: {1,2,3} {4,5,6} {7,8,9}, 10 sits out; 3, 6 and 9 win (4
+// halves), 2, 4 and 8 come second (2), 1, 5 and 7 last, 10 gets 2 for the
+// bye. Round 2: {3,6,9} {2,4,8} {10,1,5}, 7 sits out; 6, 2 and 5 win, 3, 8
+// and 10 come second, 9, 4 and 1 last. All in halves.
+func widestSpreadField() []Entrant {
+	es := sat(scored(fresh(10), map[int64]Points{1: 0, 2: 6, 3: 6, 4: 2, 5: 4, 6: 8, 7: 2, 8: 4, 9: 4, 10: 4}),
+		[]int64{1, 2, 3}, []int64{4, 5, 6}, []int64{7, 8, 9},
+		[]int64{3, 6, 9}, []int64{2, 4, 8}, []int64{10, 1, 5})
+	es[6].Byes, es[9].Byes = 1, 1
+	return es
+}
+
+// totalSpreadField is round 3 of another such event, where the moves
+// between tables leave a total spread well above the least. Round 1:
+// {1,2,3} {4,5,6} {7,8,9}, 10 sits out; round 2: {5,9,1} {2,10,4}
+// {3,8,6}, 7 sits out. Scores in halves.
+func totalSpreadField() []Entrant {
+	es := sat(scored(fresh(10), map[int64]Points{1: 4, 2: 5, 3: 6, 4: 1, 5: 6, 6: 2, 7: 2, 8: 3, 9: 6, 10: 5}),
+		[]int64{1, 2, 3}, []int64{4, 5, 6}, []int64{7, 8, 9},
+		[]int64{5, 9, 1}, []int64{2, 10, 4}, []int64{3, 8, 6})
+	es[6].Byes, es[9].Byes = 1, 1
+	return es
+}
+
+// TestSwissRoundClosestScores checks the tie-breaks after the repeats on
+// fields where a seating without repeats exists: the least total of the
+// tables' spreads, then the least widest spread. Both fields are small
+// enough to be seated by trying every seating. All points in halves.
+func TestSwissRoundClosestScores(t *testing.T) {
+	tests := []struct {
+		name    string
+		players []Entrant
+		byes    []int64
+		tables  [][]int64
+		value   seatValue
+	}{
+		// 7 and 10 have had a bye, so 1, last with 0, sits out. Order:
+		// 6 (8), 2 3 (6), 5 8 9 10 (4), 4 7 (2). Of these, 2-3, 4-5, 4-6,
+		// 5-6, 7-8, 7-9, 8-9, 3-6, 3-9, 6-9, 2-4, 2-8, 4-8 and 5-10 met.
+		// Total: 6, 2 and 3 cannot sit together (2-3 and 3-6 met), so
+		// the step from 6 to 4 is crossed at two tables; 8 to 6 at one
+		// and 4 to 2 at one or more: at least 2 + 4 + 2 = 8. That needs
+		// 6 with 2 (3 met both) and a 4, 3 at another table, and 4 with
+		// 7: 6's table is {6,2,10} (6 met 3, 5, 9; 2 met 8), and the rest
+		// {3,5,8} and {4,7,9} (7-9 met) or {3,4,7} and {5,8,9} (8-9
+		// met). So 8 cannot be had; scores are even, and the next total
+		// is 10. The widest: 6's table spreads 2 only with two 6s,
+		// and 6, 2 and 3 cannot sit together, so 4 at best: 6 with 2
+		// and 10, or 8 and 10 (6 with 7 would spread 6). {6,2,10} leaves
+		// 3 with two of 5, 8, 4, 7 (3 met 9), and each way the other
+		// three hold a pair that met ({4,7,9}, {8,9,4} or {5,8,9}). So
+		// {6,8,10}; then 2 first with 5 and 9 (2 met 3 and 4), and
+		// {3,4,7}: spreads 4 + 2 + 4 = 10, widest 4, the first such
+		// seating in the order. The moves alone reach {6,2,7} {3,5,8}
+		// {9,10,4}: 6 + 2 + 2 = 10 as well, but one table 3 points (6
+		// halves) apart.
+		{"NoTableMoreThanTwoPointsApart", widestSpreadField(), []int64{1},
+			[][]int64{{6, 8, 10}, {2, 5, 9}, {3, 4, 7}}, seatValue{0, 10, 4}},
+		// 7 and 10 have had a bye, so 4, last with 1, sits out. Order:
+		// 3 5 9 (6), 2 10 (5), 1 (4), 8 (3), 6 7 (2). Of these, 1-2,
+		// 1-3, 2-3, 5-6, 7-8, 7-9, 8-9, 1-5, 1-9, 5-9, 2-10, 3-6, 3-8
+		// and 6-8 met. The steps down the order, 6 to 5, 5 to 4, 4 to 3
+		// and 3 to 2, are 1 each. 5 and 9 met, so the three 6s cannot
+		// sit together and the step from 6 to 5 is crossed at two
+		// tables; 8 met 6 and 7, so the three lowest cannot either and
+		// 4 to 3 is crossed at two; the other steps at one at least: a
+		// total of 6 at least. For 6, 6 and 7 sit together (3 to 2 once)
+		// and the four lowest split 3 + 1 (5 to 4 once), so 6 and 7 sit
+		// with 1 (8 met both): {1,6,7}, spread 2. The other six then
+		// total 4: without 8, three of 3, 5, 9, 2, 10 spread 1 at least
+		// (3, 5, 9 cannot sit together), so 8's table spreads 3: 8 with
+		// a 6 it has not met, 5, and with 2 or 10 (with both, 3, 5, 9
+		// would be left together). {3,9,2} holds 2-3, so {5,2,8} and
+		// {3,9,10}: 3 + 1 + 2 = 6, the only seating with 6, widest 3.
+		// The moves alone reach {3,5,7} {9,2,6} {10,1,8}: 4 + 4 + 2 = 10.
+		{"LeastTotalSpread", totalSpreadField(), []int64{4},
+			[][]int64{{3, 9, 10}, {5, 2, 8}, {1, 6, 7}}, seatValue{0, 6, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, byes := SwissRound(tt.players, 3)
+			if !slices.Equal(byes, tt.byes) {
+				t.Errorf("byes = %v, want %v", byes, tt.byes)
+			}
+			if want := tt.tables; !slices.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("tables = %v, want %v", got, want)
+			}
+			if got, want := value(tt.players, got), tt.value; got != want {
+				t.Errorf("seating has %v, want %v", got, want)
+			}
+		})
+	}
+}
+
 // TestSwissTenPlayersThreeRounds plays a whole event of ten players at
 // tables of three, the results fixed by hand as card totals (lower is
 // better), and checks each round's seating, byes and scores, and the final
@@ -391,8 +549,8 @@ func TestSwissTenPlayersThreeRounds(t *testing.T) {
 		for _, table := range tables {
 			seated = append(seated, table...)
 		}
-		if got, least := meetings(players, tables), first(fewestMeetings(players, seated, 3)); got != least {
-			t.Fatalf("round %d: %d repeated meetings where %d is possible", r+1, got, least)
+		if got, want := value(players, tables), first(bestSeating(players, seated, 3)); got != want {
+			t.Fatalf("round %d: seating has %v, the best has %v", r+1, got, want)
 		}
 
 		// Play the round.
@@ -507,9 +665,10 @@ func playRound(rng *rand.Rand, players []Entrant, size int) {
 // TestSwissRoundFewestRepeats checks the seating against every possible
 // seating in small fields: round after round of random results, the round
 // SwissRound seats has as few repeated meetings as any seating can, and in
-// particular none whenever a seating without repeats exists. Earlier
-// rounds are seated by SwissRound itself, or at random, or are a few
-// random meetings, to reach histories SwissRound would not make (at
+// particular none whenever a seating without repeats exists; with at most
+// 12 seated it is the best seating outright, also on the tables' spreads.
+// Earlier rounds are seated by SwissRound itself, or at random, or are a
+// few random meetings, to reach histories SwissRound would not make (at
 // tables of 4 and more, a small field cannot avoid repeats after whole
 // rounds: there are fewer tables than seats).
 func TestSwissRoundFewestRepeats(t *testing.T) {
@@ -539,11 +698,16 @@ func TestSwissRoundFewestRepeats(t *testing.T) {
 					for _, table := range tables {
 						seated = append(seated, table...)
 					}
-					got, least := meetings(players, tables), first(fewestMeetings(players, seated, tt.size))
-					if got != least {
-						t.Fatalf("event %d round %d: %d repeated meetings where %d is possible", event, round+1, got, least)
+					got, best := value(players, tables), first(bestSeating(players, seated, tt.size))
+					if len(seated) > exactPlayers {
+						// Beyond the exact search only the repeats are
+						// sure to be the fewest.
+						got.spreads, got.widest, best.spreads, best.widest = 0, 0, 0, 0
 					}
-					if least == 0 && round > 0 {
+					if got != best {
+						t.Fatalf("event %d round %d: seating has %v, the best has %v", event, round+1, got, best)
+					}
+					if best.repeats == 0 && round > 0 {
 						avoidable++
 					}
 					switch event % 3 {
@@ -577,6 +741,57 @@ func TestSwissRoundFewestRepeats(t *testing.T) {
 				}
 			}
 			t.Logf("%d rounds after the first where repeats were avoidable", avoidable)
+		})
+	}
+}
+
+// TestSwissRoundBestOfEverySeating compares SwissRound with every seating
+// on random fields of 3 to 12 seated players (and up to size-1 more who
+// sit out) at tables of 2 to 7: random scores from a few values or many,
+// random byes, and random earlier meetings, sparse or dense, some known to
+// one side only. The seating must be the best: the fewest repeats, then
+// the least total of the tables' spreads, then the least widest spread.
+func TestSwissRoundBestOfEverySeating(t *testing.T) {
+	for size := 2; size <= 7; size++ {
+		t.Run(fmt.Sprintf("BestAtTablesOf%d", size), func(t *testing.T) {
+			for trial := range 300 {
+				rng := rand.New(rand.NewPCG(uint64(size), uint64(trial)))
+				fewest := (3 + size - 1) / size // tables for 3 seated or more
+				tables := fewest + rng.IntN(exactPlayers/size-fewest+1)
+				n := tables*size + rng.IntN(size)
+				players := fresh(n)
+				rng.Shuffle(n, func(i, j int) { players[i].Rating, players[j].Rating = players[j].Rating, players[i].Rating })
+				spread, density := 1+rng.IntN(4*size), rng.Float64()
+				for i := range players {
+					players[i].Score = Points(rng.IntN(spread))
+					players[i].Byes = rng.IntN(2)
+					for j := range i {
+						if rng.Float64() < density {
+							times := 1 + rng.IntN(2)
+							switch rng.IntN(3) {
+							case 0:
+								players[i].Met[players[j].ID] = times
+							case 1:
+								players[j].Met[players[i].ID] = times
+							default:
+								players[i].Met[players[j].ID] = times
+								players[j].Met[players[i].ID] = times
+							}
+						}
+					}
+				}
+				got, byes := SwissRound(players, size)
+				var seated []int64
+				for _, table := range got {
+					seated = append(seated, table...)
+				}
+				if len(seated) != tables*size || len(byes) != n-tables*size {
+					t.Fatalf("trial %d: %d seated and %d byes of %d", trial, len(seated), len(byes), n)
+				}
+				if got, want := value(players, got), first(bestSeating(players, seated, size)); got != want {
+					t.Fatalf("trial %d, %d players: seating has %v, the best has %v", trial, n, got, want)
+				}
+			}
 		})
 	}
 }
@@ -662,6 +877,20 @@ func BenchmarkSwissRound1000(b *testing.B) {
 	for _, size := range []int{3, 4, 7} {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
 			players := history(1000, size, 5)
+			b.ReportAllocs()
+			for b.Loop() {
+				SwissRound(players, size)
+			}
+		})
+	}
+}
+
+// BenchmarkSwissRound12 seats round 6 of an event of 12 players, the
+// largest field seated by trying every seating.
+func BenchmarkSwissRound12(b *testing.B) {
+	for _, size := range []int{2, 3, 4, 6} {
+		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
+			players := history(12, size, 5)
 			b.ReportAllocs()
 			for b.Loop() {
 				SwissRound(players, size)
