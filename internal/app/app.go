@@ -23,6 +23,7 @@ import (
 	"nothanks/internal/games"
 	"nothanks/internal/handlers"
 	"nothanks/internal/invites"
+	"nothanks/internal/leavers"
 	"nothanks/internal/links"
 	"nothanks/internal/lists"
 	"nothanks/internal/live"
@@ -71,6 +72,8 @@ type App struct {
 	Chat       *chat.Service
 	Moderation *moderation.Service
 	Privacy    *privacy.Service
+	// Leavers is leaving games, reliability, pauses and their appeals.
+	Leavers *leavers.Service
 	// Lists tells the pages with lists of games that one changed.
 	Lists *lists.Hub
 	// Tournaments runs events; Feed streams their pages; TournamentDue
@@ -121,7 +124,9 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 		return nil, err
 	}
 	g := games.New(store, clk, log)
+	lv := leavers.New(store, g, clk)
 	r := ranked.New(store, g, clk)
+	r.Gate = lv.CheckRated
 	linkKey, err := secretKey(ctx, cfg, store, "link_key")
 	if err != nil {
 		return nil, err
@@ -171,9 +176,9 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 		}
 	}, func() { go recheckStreams(acc, streams, log, streams.Tokens()...) })
 	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
-		People: pp, Push: ps, APIStreams: streams, Chat: ch, Moderation: md, Privacy: pv, Bots: botaccounts.New(store, r, acc.ForgetToken, clk), Clock: clk, Log: log,
+		People: pp, Push: ps, APIStreams: streams, Chat: ch, Moderation: md, Privacy: pv, Bots: botaccounts.New(store, r, acc.ForgetToken, clk), Leavers: lv, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, APIStreams: streams, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, APIStreams: streams, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Leavers: lv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // recheckStreams ends the API streams of those tokens that no longer
@@ -330,7 +335,7 @@ func (a *App) Run(ctx context.Context) {
 // nearer than 15 seconds) and games left due while every instance was down.
 func (a *App) runDue(ctx context.Context) {
 	for ctx.Err() == nil {
-		if _, err := a.Games.RunDue(ctx); err != nil && ctx.Err() == nil {
+		if _, err := a.Games.Sweep(ctx); err != nil && ctx.Err() == nil {
 			a.log.Error("due moves", "err", err)
 		}
 		var planned time.Time

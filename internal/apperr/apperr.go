@@ -20,6 +20,7 @@ const (
 	NotFound     Code = "not_found"    // no such thing
 	Conflict     Code = "conflict"     // the state moved on (stale or repeated action)
 	TooMany      Code = "too_many"     // throttled
+	Paused       Code = "paused"       // held out of something until a time (Until says when)
 	Internal     Code = "internal"     // our fault; logged, never shown in detail
 )
 
@@ -39,6 +40,8 @@ type Error struct {
 	// RetryAfter, for a TooMany error, is when trying again may succeed (0:
 	// not said); HTTP answers send it as Retry-After.
 	RetryAfter time.Duration
+	// Until, for a Paused error, is when the pause ends.
+	Until time.Time
 }
 
 func (e *Error) Error() string {
@@ -136,6 +139,15 @@ func RetryAfterOf(err error) time.Duration {
 		return e.RetryAfter
 	}
 	return 0
+}
+
+// UntilOf returns when the pause err tells of ends (zero: none).
+func UntilOf(err error) time.Time {
+	var e *Error
+	if errors.As(err, &e) && e.Code == Paused {
+		return e.Until
+	}
+	return time.Time{}
 }
 
 // FieldsOf returns the field errors of err, if any.

@@ -35,6 +35,9 @@ type Game struct {
 	UpdatedAt   time.Time       `db:"updated_at"`
 	// TournamentID is the event the game is played in, if any.
 	TournamentID *int64 `db:"tournament_id"`
+	// MinReliability is the share of games finished, in percent, a
+	// player needs to join the table (nil: no minimum).
+	MinReliability *int `db:"min_reliability"`
 }
 
 // Game statuses.
@@ -47,7 +50,7 @@ const (
 
 const gameColumns = `g.id, g.creator_id, g.status, g.options, g.seats, g.public, g.invite_code, g.ranked, g.pace,
 	g.turn_seconds, g.seed, g.version, g.turn_seat, g.turn_user_id, g.due_at, g.created_at, g.started_at,
-	g.finished_at, g.updated_at, g.tournament_id`
+	g.finished_at, g.updated_at, g.tournament_id, g.min_reliability`
 
 // Seat is a row of game_seats, with the player's name.
 type Seat struct {
@@ -97,10 +100,10 @@ type Round struct {
 func (t *Tx) CreateGame(ctx context.Context, g Game) (int64, error) {
 	var id int64
 	err := get(ctx, t.tx, &id, `
-		INSERT INTO games (creator_id, status, options, seats, public, invite_code, ranked, pace, turn_seconds, seed, created_at, updated_at)
-		VALUES ($1, 'open', $2::text::jsonb, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+		INSERT INTO games (creator_id, status, options, seats, public, invite_code, ranked, pace, turn_seconds, seed, created_at, updated_at, min_reliability)
+		VALUES ($1, 'open', $2::text::jsonb, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)
 		RETURNING id`,
-		g.CreatorID, g.Options, g.Seats, g.Public, g.InviteCode, g.Ranked, g.Pace, g.TurnSeconds, g.Seed, g.CreatedAt)
+		g.CreatorID, g.Options, g.Seats, g.Public, g.InviteCode, g.Ranked, g.Pace, g.TurnSeconds, g.Seed, g.CreatedAt, g.MinReliability)
 	if err != nil {
 		return 0, fmt.Errorf("db: create game: %w", err)
 	}
@@ -499,15 +502,15 @@ const recordMoveQuery = `
 		SELECT count(*) FROM g`
 
 // SetSeatResults stores every seat's final total and placing, by seat.
-func (t *Tx) SetSeatResults(ctx context.Context, gameID int64, totals, placings []int) error {
+func (t *Tx) SetSeatResults(ctx context.Context, gameID int64, totals, placings, decisions []int) error {
 	seats := make([]int, len(totals))
 	for i := range seats {
 		seats[i] = i
 	}
 	return exec(ctx, t.tx, "set seat results", `
-		UPDATE game_seats s SET total = v.total, place = v.place
-		FROM unnest($2::int[], $3::int[], $4::int[]) AS v(seat, total, place)
-		WHERE s.game_id = $1 AND s.seat = v.seat`, gameID, pq.Array(seats), pq.Array(totals), pq.Array(placings))
+		UPDATE game_seats s SET total = v.total, place = v.place, decisions = v.decisions
+		FROM unnest($2::int[], $3::int[], $4::int[], $5::int[]) AS v(seat, total, place, decisions)
+		WHERE s.game_id = $1 AND s.seat = v.seat`, gameID, pq.Array(seats), pq.Array(totals), pq.Array(placings), pq.Array(decisions))
 }
 
 // AddTimeout counts a timeout against a seat and returns the new count.
@@ -518,6 +521,12 @@ func (t *Tx) AddTimeout(ctx context.Context, gameID int64, seat int) (int, error
 		return 0, fmt.Errorf("db: add timeout: %w", err)
 	}
 	return n, nil
+}
+
+// MarkLeft records that a seat's player left the game (and so abandoned
+// it).
+func (t *Tx) MarkLeft(ctx context.Context, gameID int64, seat int, at time.Time) error {
+	return exec(ctx, t.tx, "mark left", `UPDATE game_seats SET abandoned = true, left_at = $3 WHERE game_id = $1 AND seat = $2`, gameID, seat, at)
 }
 
 // MarkAbandoned records that a seat's player abandoned the game.
@@ -569,6 +578,9 @@ type GameSummary struct {
 	// BotAccounts marks the seats of bot accounts (docs/bots.md), in the
 	// order of Players.
 	BotAccounts pq.BoolArray `db:"bot_accounts"`
+	// UserIDs are the seats' accounts in the order of Players (0 for a
+	// bot of the server's).
+	UserIDs pq.Int64Array `db:"user_ids"`
 }
 
 const summaryColumns = gameColumns + `,
@@ -578,6 +590,7 @@ const summaryColumns = gameColumns + `,
 	ARRAY(SELECT COALESCE(s.bot_number, 0) FROM game_seats s WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS bot_numbers,
 	ARRAY(SELECT COALESCE(u.bot, false) FROM game_seats s LEFT JOIN users u ON u.id = s.user_id
 	      WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS bot_accounts,
+	ARRAY(SELECT COALESCE(s.user_id, 0) FROM game_seats s WHERE s.game_id = g.id ORDER BY s.seat NULLS LAST, s.joined_at, s.id) AS user_ids,
 	(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id) AS taken,
 	(SELECT username FROM users WHERE id = g.turn_user_id) AS turn_name`
 

@@ -24,6 +24,9 @@ const (
 	// A tournament's description hidden or shown again.
 	ModHideEvent   = "hide_event"
 	ModUnhideEvent = "unhide_event"
+	// A player's appeal of an abandonment, answered.
+	ModAppealForgiven = "appeal_forgiven"
+	ModAppealUpheld   = "appeal_upheld"
 )
 
 // ModEntry is a row of moderation_log with the names it concerns.

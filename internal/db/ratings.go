@@ -190,7 +190,14 @@ type QueueEntry struct {
 	Rating    float64       `db:"rating"`
 	// Pool is whom the player waits for: PoolPeople or PoolBots.
 	Pool string `db:"pool"`
+	// RelGames and RelKept: the player's reliability (games counted,
+	// those finished without abandoning), which the matcher weighs.
+	RelGames int `db:"rel_games"`
+	RelKept  int `db:"rel_kept"`
 }
+
+const queueColumns = `q.user_id, q.sizes, q.pace, q.joined_at, q.game_id, q.matched_at, u.rating, q.pool,
+	COALESCE(r.games, 0) AS rel_games, COALESCE(r.kept, 0) AS rel_kept`
 
 // The queue's pools: people are matched with people, bot accounts with
 // bot accounts, never across.
@@ -217,8 +224,8 @@ func (s *Store) LeaveQueue(ctx context.Context, userID int64) error {
 func (s *Store) QueueEntryOf(ctx context.Context, userID int64) (QueueEntry, error) {
 	var e QueueEntry
 	err := get(ctx, s.DB, &e, `
-		SELECT q.user_id, q.sizes, q.pace, q.joined_at, q.game_id, q.matched_at, u.rating, q.pool
-		FROM ranked_queue q JOIN users u ON u.id = q.user_id WHERE q.user_id = $1`, userID)
+		SELECT `+queueColumns+`
+		FROM ranked_queue q JOIN users u ON u.id = q.user_id LEFT JOIN reliability r ON r.user_id = q.user_id WHERE q.user_id = $1`, userID)
 	if err != nil {
 		return QueueEntry{}, fmt.Errorf("db: queue entry: %w", notFound(err))
 	}
@@ -251,13 +258,17 @@ func (t *Tx) LockMatcher(ctx context.Context) (bool, error) {
 	return ok, nil
 }
 
-// WaitingForUpdate locks the waiting queue rows with their ratings.
-func (t *Tx) WaitingForUpdate(ctx context.Context) ([]QueueEntry, error) {
+// WaitingForUpdate locks the waiting queue rows with their ratings and
+// reliability. A player paused from rated play at now is left aside: they
+// stay queued, unmatched, until their pause ends.
+func (t *Tx) WaitingForUpdate(ctx context.Context, now time.Time) ([]QueueEntry, error) {
 	var out []QueueEntry
 	err := sel(ctx, t.tx, &out, `
-		SELECT q.user_id, q.sizes, q.pace, q.joined_at, q.game_id, q.matched_at, u.rating, q.pool
-		FROM ranked_queue q JOIN users u ON u.id = q.user_id
-		WHERE q.game_id IS NULL FOR UPDATE OF q`)
+		SELECT `+queueColumns+`
+		FROM ranked_queue q JOIN users u ON u.id = q.user_id LEFT JOIN reliability r ON r.user_id = q.user_id
+		WHERE q.game_id IS NULL
+			AND NOT EXISTS (SELECT 1 FROM abandonments a WHERE a.user_id = q.user_id AND a.pause_until > $1 AND a.answer IS DISTINCT FROM 'forgiven')
+		FOR UPDATE OF q`, now)
 	if err != nil {
 		return nil, fmt.Errorf("db: waiting players: %w", err)
 	}

@@ -399,11 +399,13 @@ func tournamentPlayers(ctx context.Context, q queryer, id int64) ([]TournamentPl
 
 // FreePlayers lists an event's active players who sit at no table (their
 // points, rating and since when they wait), without their names: what a
-// wave needs.
-func (t *Tx) FreePlayers(ctx context.Context, id int64) ([]TournamentPlayer, error) {
+// wave needs. In a rated event a player paused from rated play at now
+// (docs/fair-play.md) is left waiting.
+func (t *Tx) FreePlayers(ctx context.Context, id int64, rated bool, now time.Time) ([]TournamentPlayer, error) {
 	var out []TournamentPlayer
-	err := sel(ctx, t.tx, &out, `SELECT tournament_id, user_id, status, rating, free_since, points
-		FROM tournament_players WHERE tournament_id = $1 AND status = 'active' AND game_id IS NULL`, id)
+	err := sel(ctx, t.tx, &out, `SELECT p.tournament_id, p.user_id, p.status, p.rating, p.free_since, p.points
+		FROM tournament_players p WHERE p.tournament_id = $1 AND p.status = 'active' AND p.game_id IS NULL
+			AND NOT ($2 AND EXISTS (SELECT 1 FROM abandonments a WHERE a.user_id = p.user_id AND a.pause_until > $3 AND a.answer IS DISTINCT FROM 'forgiven'))`, id, rated, now)
 	if err != nil {
 		return nil, fmt.Errorf("db: free players of tournament %d: %w", id, err)
 	}

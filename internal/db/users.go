@@ -289,6 +289,9 @@ func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) (
 			`DELETE FROM chat_mutes WHERE user_id = $1`,
 			`DELETE FROM chat_reads WHERE user_id = $1`,
 			`DELETE FROM ranked_queue WHERE user_id = $1`,
+			// An appeal's text is the player's words; the abandonments
+			// themselves stay with the anonymous account, as its games do.
+			`UPDATE abandonments SET appeal = '', answer_note = '' WHERE user_id = $1 AND appeal IS NOT NULL`,
 			`DELETE FROM password_resets WHERE user_id = $1`,
 			`DELETE FROM invites WHERE (from_user = $1 OR to_user = $1) AND status = 'open'`,
 			`UPDATE mail_outbox SET status = 'skipped', note = 'account deleted' WHERE user_id = $1 AND status IN ('pending', 'sending')`,

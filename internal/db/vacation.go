@@ -78,3 +78,15 @@ func (t *Tx) ShiftDeadlines(ctx context.Context, userID int64, d time.Duration, 
 	}
 	return out, nil
 }
+
+// MoveDeadline sets the deadline of a game's decision in play (of the
+// version given) and returns it.
+func (t *Tx) MoveDeadline(ctx context.Context, gameID int64, version int, due time.Time) (Deadline, error) {
+	var d Deadline
+	err := get(ctx, t.tx, &d, `UPDATE games SET due_at = $3 WHERE id = $1 AND version = $2 AND status = 'playing'
+		RETURNING id, version, turn_seconds, due_at`, gameID, version, due)
+	if err != nil {
+		return d, fmt.Errorf("db: move deadline of %d: %w", gameID, notFound(err))
+	}
+	return d, nil
+}

@@ -18,4 +18,5 @@ var (
 	ErrUnknownAction = &RuleError{"unknown_action", "that is not a move in this game"}
 	ErrNoTiger       = &RuleError{"no_tiger", "this game is played without the Hidden Tiger"}
 	ErrTigerPlayed   = &RuleError{"tiger_played", "you have already laid your Tiger this round"}
+	ErrLeft          = &RuleError{"left", "you have left this game already: the server plays your seat"}
 )

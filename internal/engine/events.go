@@ -18,6 +18,9 @@ const (
 	EventRoundEnd EventKind = "round_end"
 	// EventGameEnd: the last round was scored.
 	EventGameEnd EventKind = "game_end"
+	// EventLeave: Seat's player left the game; the server plays the seat
+	// from now on. Card and Tokens are the active card and its pot then.
+	EventLeave EventKind = "leave"
 )
 
 // Event is one entry of the public log. Everything in it is seen by every
@@ -41,6 +44,8 @@ func (e Event) Action() (Action, bool) {
 		return Action{Seat: e.Seat, Kind: Take, Timeout: e.Timeout}, true
 	case EventTiger:
 		return Action{Seat: e.Seat, Kind: LayTiger, Timeout: e.Timeout}, true
+	case EventLeave:
+		return Action{Seat: e.Seat, Kind: Leave}, true
 	}
 	return Action{}, false
 }

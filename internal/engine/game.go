@@ -15,6 +15,11 @@ const (
 	Take ActionKind = "take"
 	// LayTiger lays the player's Hidden Tiger in their play area (variant).
 	LayTiger ActionKind = "tiger"
+	// Leave is a player leaving a game in play for good: their seat is
+	// abandoned at once, as after MaxTimeouts timeouts, and the server
+	// plays it to the end. It may come at any time, not only on the
+	// player's turn, and changes nothing else at the table.
+	Leave ActionKind = "leave"
 )
 
 // Action is one player's decision.
@@ -63,6 +68,12 @@ type Game struct {
 	// timeouts counts, per seat, the decisions the server made for a
 	// player whose time ran out (public: they are marked in the log).
 	timeouts []int
+	// left marks the seats whose player left the game (Leave).
+	left []bool
+	// decisions counts, per seat, the decisions that came to its player
+	// while they still held it: their own and the timeouts, not those the
+	// server made once the seat was abandoned.
+	decisions []int
 	// roundStart is the index in events of the round in play's start.
 	roundStart int
 }
@@ -96,7 +107,8 @@ func NewFromSetup(o Options, s Setup) (*Game, error) {
 			return nil, fmt.Errorf("round %d: %w", i+1, err)
 		}
 	}
-	g := &Game{opts: o, setup: s, players: make([]player, o.Players), timeouts: make([]int, o.Players)}
+	g := &Game{opts: o, setup: s, players: make([]player, o.Players), timeouts: make([]int, o.Players),
+		left: make([]bool, o.Players), decisions: make([]int, o.Players)}
 	g.startRound(0)
 	return g, nil
 }
@@ -136,6 +148,15 @@ func (g *Game) Apply(a Action) error {
 		return err
 	}
 	p := &g.players[a.Seat]
+	if a.Kind == Leave {
+		g.left[a.Seat] = true
+		g.log(Event{Kind: EventLeave, Seat: a.Seat, Card: g.active, Tokens: g.pot})
+		g.version++
+		return nil
+	}
+	if !g.Abandoned(a.Seat) {
+		g.decisions[a.Seat]++
+	}
 	if a.Timeout {
 		g.timeouts[a.Seat]++
 	}
@@ -172,6 +193,10 @@ func (g *Game) check(a Action) error {
 		return ErrGameOver
 	case a.Seat < 0 || a.Seat >= len(g.players):
 		return ErrUnknownSeat
+	case a.Kind == Leave && g.Abandoned(a.Seat):
+		return ErrLeft
+	case a.Kind == Leave:
+		return nil
 	case a.Kind != Pass && a.Kind != Take && a.Kind != LayTiger:
 		return ErrUnknownAction
 	case a.Seat != g.turn:
@@ -308,9 +333,18 @@ func (g *Game) Totals() []int {
 // time ran out.
 func (g *Game) Timeouts(seat int) int { return g.timeouts[seat] }
 
-// Abandoned reports whether a seat's player has let MaxTimeouts decisions
-// run out, and so abandoned the game.
-func (g *Game) Abandoned(seat int) bool { return g.timeouts[seat] >= MaxTimeouts }
+// Abandoned reports whether a seat's player has abandoned the game: they
+// let MaxTimeouts decisions run out, or they left it.
+func (g *Game) Abandoned(seat int) bool { return g.timeouts[seat] >= MaxTimeouts || g.left[seat] }
+
+// Left reports whether a seat's player left the game (rather than let
+// their time run out).
+func (g *Game) Left(seat int) bool { return g.left[seat] }
+
+// Decisions is how many decisions came to a seat's player while they held
+// it (those made for them when their time ran out included; those the
+// server made once they had abandoned it not).
+func (g *Game) Decisions(seat int) int { return g.decisions[seat] }
 
 // Placings is the final placing of every seat, nil until the game is over:
 // by total, except that players who abandoned the game place after everyone
@@ -375,6 +409,8 @@ func (g *Game) Clone() *Game {
 	c.events = slices.Clone(g.events)
 	c.results = slices.Clone(g.results)
 	c.timeouts = slices.Clone(g.timeouts)
+	c.left = slices.Clone(g.left)
+	c.decisions = slices.Clone(g.decisions)
 	return &c
 }
 

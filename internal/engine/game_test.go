@@ -295,6 +295,71 @@ func TestThreeTimeoutsPlaceLast(t *testing.T) {
 	}
 }
 
+// A player who leaves has abandoned the game at once, whether or not it is
+// their turn: the log says so with the active card and its pot, they
+// place last although their total would win, the decisions the server
+// makes for them afterwards are not theirs, and they cannot leave twice.
+func TestLeavePlacesLast(t *testing.T) {
+	g := mustGame(t, DefaultOptions(3), orderedSetup(1, 0))
+	// Seat 0 passes on 3 (pot 1); seat 2 leaves while seat 1 is to decide.
+	mustApply(t, g, Action{Seat: 0, Kind: Pass})
+	v0 := g.Version()
+	mustApply(t, g, Action{Seat: 2, Kind: Leave})
+	if g.Version() != v0+1 || g.Turn() != 1 {
+		t.Fatalf("after the leave: version %d (want %d), turn %d (want 1)", g.Version(), v0+1, g.Turn())
+	}
+	if e := g.Events()[len(g.Events())-1]; e.Kind != EventLeave || e.Seat != 2 || e.Card != 3 || e.Tokens != 1 {
+		t.Errorf("the log's last event is %+v, want seat 2 leaving with 3 and a pot of 1", e)
+	}
+	if v := g.View(Spectator); !v.Seats[2].Abandoned || v.Seats[2].Timeouts != 0 || v.Seats[1].Abandoned {
+		t.Errorf("the view after the leave: %+v", v.Seats)
+	}
+	for _, a := range []Action{{Seat: 2, Kind: Leave}, {Seat: 2, Kind: Leave, Timeout: true}} {
+		if err := g.Apply(a); !errors.Is(err, ErrLeft) {
+			t.Errorf("leaving twice: %v, want ErrLeft", err)
+		}
+	}
+	if err := g.Apply(Action{Seat: 7, Kind: Leave}); !errors.Is(err, ErrUnknownSeat) {
+		t.Errorf("an unknown seat leaves: %v", err)
+	}
+	// Seat 1 takes 3 with its token and passes on 4; the server, for
+	// seat 2, takes 4 and then every card left (a taker decides again).
+	mustApply(t, g, Action{Seat: 1, Kind: Take}, Action{Seat: 1, Kind: Pass})
+	for !g.Finished() {
+		mustApply(t, g, Action{Seat: g.Turn(), Kind: Take})
+	}
+	// Seat 0: no card, 10 tokens: -10. Seat 1: 3, with 11 + 1 - 1 = 11
+	// tokens: -8. Seat 2: the run 4..26 (4 points) and 11 + 1 = 12 tokens:
+	// -8.
+	if got, want := g.Totals(), []int{-10, 3 - 11, 4 - 12}; !slices.Equal(got, want) {
+		t.Fatalf("totals = %v, want %v", got, want)
+	}
+	// Without the leave seats 1 and 2 would share second place; seat 2
+	// places last.
+	if got, want := g.Placings(), []int{1, 2, 3}; !slices.Equal(got, want) {
+		t.Errorf("placings = %v, want %v", got, want)
+	}
+	// Decisions: seat 0 one (its pass), seat 1 two, seat 2 none (every
+	// action of its seat after the leave was the server's).
+	if got, want := []int{g.Decisions(0), g.Decisions(1), g.Decisions(2)}, []int{1, 2, 0}; !slices.Equal(got, want) {
+		t.Errorf("decisions = %v, want %v", got, want)
+	}
+	if err := g.Apply(Action{Seat: 0, Kind: Leave}); !errors.Is(err, ErrGameOver) {
+		t.Errorf("leaving a finished game: %v, want ErrGameOver", err)
+	}
+	// Replayed from its actions, the game is the same.
+	var actions []Action
+	for _, e := range g.Events() {
+		if a, ok := e.Action(); ok {
+			actions = append(actions, a)
+		}
+	}
+	r, err := Replay(DefaultOptions(3), orderedSetup(1, 0), actions)
+	if err != nil || !slices.Equal(r.Placings(), g.Placings()) || !r.Left(2) || r.Decisions(1) != 2 {
+		t.Errorf("replay: %v, placings %v", err, r.Placings())
+	}
+}
+
 func TestVariantDeals(t *testing.T) {
 	tests := []struct {
 		variant Variant

@@ -49,6 +49,9 @@ type SeatView struct {
 	// ran out; at MaxTimeouts the player has abandoned the game.
 	Timeouts  int  `json:"timeouts,omitempty"`
 	Abandoned bool `json:"abandoned,omitempty"`
+	// Left: the player left the game (so abandoned it) rather than let
+	// their time run out.
+	Left bool `json:"left,omitempty"`
 }
 
 // OpenView is the spectator's view with every token count shown. It is for
@@ -95,6 +98,7 @@ func (g *Game) View(viewer int) View {
 			TigerPlayed: p.tigerPlayed,
 			Timeouts:    g.timeouts[i],
 			Abandoned:   g.Abandoned(i),
+			Left:        g.left[i],
 		}
 		// Once the last round is scored its token counts are public.
 		if i == viewer || g.opts.OpenTokens || g.finished {

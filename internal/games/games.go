@@ -28,6 +28,7 @@ import (
 	"nothanks/internal/engine"
 	"nothanks/internal/engine/bot"
 	"nothanks/internal/i18n"
+	"nothanks/internal/reliability"
 )
 
 // Service is the play use cases.
@@ -37,9 +38,11 @@ type Service struct {
 	log   *slog.Logger
 	// BotDelay is how long a bot waits before it moves in a live game, so
 	// that people can follow; correspondence bots wait the same.
-	BotDelay time.Duration
-	cache    *gameCache
-	onFinish FinishHook
+	BotDelay  time.Duration
+	cache     *gameCache
+	onFinish  FinishHook
+	onAbandon AbandonHook
+	ratedGate RatedGate
 }
 
 // New returns the service.
@@ -71,6 +74,9 @@ type CreateInput struct {
 	Pace        string `form:"pace" json:"pace"`
 	// TurnSeconds is the time for one decision, from the pace's choices.
 	TurnSeconds int `form:"turn_seconds" json:"turn_seconds"`
+	// MinReliability is the share of their latest games a player must
+	// have finished, in percent, to join (0: anyone may).
+	MinReliability int `form:"min_reliability" json:"min_reliability"`
 }
 
 // DefaultCreateInput is what the form offers first: a live game of the
@@ -124,6 +130,9 @@ func (in CreateInput) Validate() apperr.FieldErrors {
 	if in.Ranked && in.Private {
 		f.Add("private", "Ranked games are public.")
 	}
+	if m := in.MinReliability; m != 0 && (m < reliability.MinShareLowest || m > reliability.MinShareHighest) {
+		f.Add("min_reliability", i18n.M("A minimum share of games finished is 50 to 100 percent, or none."))
+	}
 	return f
 }
 
@@ -171,23 +180,27 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput) (int
 	}
 	now := s.clock.Now()
 	var id int64
+	var minShare *int
+	if in.MinReliability > 0 {
+		minShare = &in.MinReliability
+	}
 	err = s.store.Tx(ctx, func(tx *db.Tx) error {
 		if in.Ranked {
-			if err := peopleOnly(ctx, tx, userID); err != nil {
+			if err := s.rankedSeat(ctx, tx, userID); err != nil {
 				return err
 			}
 		}
 		var err error
 		id, err = tx.CreateGame(ctx, db.Game{
 			CreatorID: userID, Options: opts, Seats: in.Seats, Public: !in.Private, InviteCode: code,
-			Ranked: in.Ranked, Pace: in.Pace, TurnSeconds: in.TurnSeconds, Seed: seed, CreatedAt: now,
+			Ranked: in.Ranked, Pace: in.Pace, TurnSeconds: in.TurnSeconds, Seed: seed, CreatedAt: now, MinReliability: minShare,
 		})
 		if err != nil {
 			return err
 		}
 		return tx.AddSeat(ctx, id, &userID, nil, nil, now)
 	})
-	if errors.Is(err, ErrBotRanked) {
+	if errors.Is(err, ErrBotRanked) || apperr.CodeOf(err) == apperr.Paused {
 		return 0, err
 	}
 	if err != nil {
@@ -234,9 +247,20 @@ func lockOpen(ctx context.Context, tx *db.Tx, gameID int64) (db.Game, []db.Seat,
 // see (a private game is not shown to exist).
 var ErrNoGame = apperr.E(apperr.NotFound, "There is no such game.")
 
-// Join seats a user in an open game. A private game needs its invite code.
-// A game that becomes full starts.
+// Join seats a user in an open game. A private game needs its invite code;
+// a table that asks for a minimum share of games finished takes only
+// those who have it (or are new). A game that becomes full starts.
 func (s *Service) Join(ctx context.Context, userID, gameID int64, code string) error {
+	return s.join(ctx, userID, gameID, code, false)
+}
+
+// JoinInvited is Join for a player the table's creator invited: the
+// table's minimum share does not hold them back, the creator chose them.
+func (s *Service) JoinInvited(ctx context.Context, userID, gameID int64, code string) error {
+	return s.join(ctx, userID, gameID, code, true)
+}
+
+func (s *Service) join(ctx context.Context, userID, gameID int64, code string, invited bool) error {
 	return s.store.Tx(ctx, func(tx *db.Tx) error {
 		g, seats, err := lockOpen(ctx, tx, gameID)
 		if err != nil {
@@ -262,8 +286,19 @@ func (s *Service) Join(ctx context.Context, userID, gameID int64, code string) e
 			return apperr.E(apperr.Conflict, "This table is full.")
 		}
 		if g.Ranked {
-			if err := peopleOnly(ctx, tx, userID); err != nil {
+			if err := s.rankedSeat(ctx, tx, userID); err != nil {
 				return err
+			}
+		}
+		if g.MinReliability != nil && !invited {
+			r, err := tx.ReliabilityOf(ctx, userID)
+			if err != nil {
+				return err
+			}
+			f := reliability.Figure{Games: r.Games, Kept: r.Kept, Timeouts: r.Timeouts, Decisions: r.Decisions}
+			if !reliability.Meets(f, *g.MinReliability) {
+				return apperr.E(apperr.Forbidden, "This table takes players who finished at least %d%% of their latest games; you finished %d%% of your last %d. Tables without a minimum take everyone.",
+					*g.MinReliability, f.Percent(), f.Games)
 			}
 		}
 		now := s.clock.Now()
@@ -284,9 +319,27 @@ func (s *Service) Join(ctx context.Context, userID, gameID int64, code string) e
 // bots play ranked among bots, from the bot queue (docs/bots.md).
 var ErrBotRanked = apperr.E(apperr.Forbidden, "Bot accounts cannot play ranked games with people; join the bot queue.")
 
-// peopleOnly refuses a bot account a ranked table made by hand (the
-// matcher seats bot accounts among bots only).
-func peopleOnly(ctx context.Context, tx *db.Tx, userID int64) error {
+// RatedGate says, inside the transaction, whether a person may take a
+// seat in rated play now (nil: they may); the leavers' service refuses
+// one paused for abandoning rated games.
+type RatedGate func(ctx context.Context, tx *db.Tx, userID int64) error
+
+// OnRatedSeat sets the gate of rated seats.
+func (s *Service) OnRatedSeat(g RatedGate) { s.ratedGate = g }
+
+// CheckRatedSeat asks the rated gate, inside the transaction, whether a
+// person may take a seat in rated play now (a rated tournament's).
+func (s *Service) CheckRatedSeat(ctx context.Context, tx *db.Tx, userID int64) error {
+	if s.ratedGate == nil {
+		return nil
+	}
+	return s.ratedGate(ctx, tx, userID)
+}
+
+// rankedSeat refuses a ranked table made by hand to a bot account (the
+// matcher seats bot accounts among bots only) and to a person the rated
+// gate holds back.
+func (s *Service) rankedSeat(ctx context.Context, tx *db.Tx, userID int64) error {
 	bot, err := tx.IsBot(ctx, userID)
 	if err != nil {
 		return err
@@ -294,7 +347,7 @@ func peopleOnly(ctx context.Context, tx *db.Tx, userID int64) error {
 	if bot {
 		return ErrBotRanked
 	}
-	return nil
+	return s.CheckRatedSeat(ctx, tx, userID)
 }
 
 // Leave takes a user's seat back before the game starts. When the creator
@@ -600,6 +653,9 @@ func actionOf(st *State, userID int64, version int, kind engine.ActionKind) (eng
 	case db.StatusCancelled:
 		return engine.Action{}, apperr.E(apperr.Conflict, "This game was cancelled: there are no moves to make in it.")
 	}
+	if me.Abandoned && me.Seat != nil && st.eg != nil && st.eg.Left(*me.Seat) {
+		return engine.Action{}, apperr.E(apperr.Forbidden, "You left this game: a bot plays your seat to the end.")
+	}
 	if me.Abandoned {
 		return engine.Action{}, apperr.E(apperr.Forbidden, "You let your time run out %d times, so a bot plays your seat to the end of this game.", MaxTimeouts)
 	}
@@ -639,7 +695,7 @@ func (s *Service) decide(st *State, a engine.Action) (*decision, error) {
 	w := db.MoveWrite{Prev: g.Version}
 	for _, e := range eg.Events()[before:] {
 		switch e.Kind {
-		case engine.EventPass, engine.EventTake, engine.EventTiger:
+		case engine.EventPass, engine.EventTake, engine.EventTiger, engine.EventLeave:
 			w.Move = db.Move{GameID: g.ID, Seq: eg.Version(), Round: e.Round, Seat: e.Seat, Kind: string(a.Kind), Card: e.Card, Pot: e.Tokens, Timeout: a.Timeout, CreatedAt: now}
 		case engine.EventRoundEnd:
 			raw, err := json.Marshal(eg.Results()[e.Round-1])
@@ -690,7 +746,14 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Acti
 	}
 	if eg.Finished() {
 		placings := eg.Placings()
-		if err := tx.SetSeatResults(ctx, g.ID, eg.Totals(), placings); err != nil {
+		decisions := make([]int, len(placings))
+		for i := range decisions {
+			decisions[i] = eg.Decisions(i)
+		}
+		if err := tx.SetSeatResults(ctx, g.ID, eg.Totals(), placings, decisions); err != nil {
+			return nil, err
+		}
+		if err := tx.RefreshReliability(ctx, people(seats), reliability.Window, d.now); err != nil {
 			return nil, err
 		}
 		if hasPerson(seats) {
@@ -728,6 +791,18 @@ func tournamentOf(g db.Game) int64 {
 		return 0
 	}
 	return *g.TournamentID
+}
+
+// people are the accounts seated (people and bot accounts, not the
+// server's bots).
+func people(seats []db.Seat) []int64 {
+	var out []int64
+	for _, st := range seats {
+		if st.UserID != nil {
+			out = append(out, *st.UserID)
+		}
+	}
+	return out
 }
 
 // hasPerson reports whether a person holds a seat (a game of bots only,

@@ -100,6 +100,9 @@ func (s *Service) Record(ctx context.Context, viewerID *int64, gameID int64) (*R
 		case engine.EventTiger:
 			cur := &r.Rounds[len(r.Rounds)-1]
 			cur.Moves = append(cur.Moves, RecordMove{Seat: e.Seat, Action: engine.LayTiger, Card: e.Card, Tokens: e.Tokens, Timeout: e.Timeout})
+		case engine.EventLeave:
+			cur := &r.Rounds[len(r.Rounds)-1]
+			cur.Moves = append(cur.Moves, RecordMove{Seat: e.Seat, Action: engine.Leave, Card: e.Card, Tokens: e.Tokens})
 		}
 	}
 	for i, res := range eg.Results() {

@@ -64,6 +64,9 @@ func (s *Server) renderAdmin(c echo.Context, status int, f views.Form) error {
 		}
 		v.Reports = append(v.Reports, row)
 	}
+	if v.Appeals, err = s.appealViews(ctx, *currentUser(c)); err != nil {
+		return err
+	}
 	return render(c, status, views.AdminPage(s.page(c, tr(c, "Moderation")), v))
 }
 
@@ -121,6 +124,10 @@ func (s *Server) actionName(c echo.Context, action string) string {
 		return tr(c, "hid a tournament's description")
 	case db.ModUnhideEvent:
 		return tr(c, "showed a tournament's description again")
+	case db.ModAppealForgiven:
+		return tr(c, "forgave an abandoned game on appeal")
+	case db.ModAppealUpheld:
+		return tr(c, "upheld an abandoned game on appeal")
 	}
 	return action
 }

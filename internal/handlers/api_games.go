@@ -80,6 +80,9 @@ type apiGame struct {
 	UnreadChat int `json:"unread_chat"`
 	// BotAccounts are the names among Players that are bot accounts'.
 	BotAccounts []string `json:"bot_accounts"`
+	// MinReliability: the share of games finished (percent) the table
+	// asks of those who join, if it asks one.
+	MinReliability *int `json:"min_reliability,omitempty"`
 }
 
 func (s *Server) apiGameOf(g db.GameSummary, userID int64) apiGame {
@@ -89,7 +92,7 @@ func (s *Server) apiGameOf(g db.GameSummary, userID int64) apiGame {
 		ID: g.ID, URL: fmt.Sprintf("%s/games/%d", s.cfg.BaseURL, g.ID), Status: g.Status, Options: o, Seats: g.Seats,
 		Taken: g.Taken, Players: games.SummaryNames(g), Public: g.Public, Ranked: g.Ranked, Pace: g.Pace, TurnSeconds: g.TurnSeconds,
 		YourTurn:   g.Status == db.StatusPlaying && g.TurnUserID != nil && *g.TurnUserID == userID,
-		UnreadChat: g.UnreadChat, BotAccounts: games.SummaryBotAccounts(g),
+		UnreadChat: g.UnreadChat, BotAccounts: games.SummaryBotAccounts(g), MinReliability: g.MinReliability,
 	}
 }
 
@@ -123,6 +126,9 @@ type apiTable struct {
 	// browser), as its page shows them.
 	InviteCode string `json:"invite_code,omitempty"`
 	InviteURL  string `json:"invite_url,omitempty"`
+	// MinReliability: the share of games finished (percent) the table
+	// asks of those who join, if it asks one.
+	MinReliability *int `json:"min_reliability,omitempty"`
 }
 
 // logShown says how much of the log an answer carries.
@@ -213,6 +219,7 @@ func (s *Server) apiTableOf(t *games.Table, log logShown) apiTable {
 	if !g.Public && t.Seated && g.Status == db.StatusOpen {
 		out.InviteCode, out.InviteURL = g.InviteCode, s.cfg.BaseURL.String()+"/join/"+g.InviteCode
 	}
+	out.MinReliability = g.MinReliability
 	return out
 }
 
@@ -315,6 +322,8 @@ type apiBody struct {
 	Version *int   `json:"version"`
 	Code    string `json:"code"`
 	Level   string `json:"level"`
+	// Abandon confirms leaving a game in play (POST …/leave).
+	Abandon bool `json:"abandon"`
 }
 
 // apiDo runs a lobby or table use case and answers with the caller's view:

@@ -35,6 +35,7 @@ var docList = []views.Choice{
 	{Value: "guests", Label: i18n.M("Playing as a guest")},
 	{Value: "invites", Label: i18n.M("Inviting players by name")},
 	{Value: "people", Label: i18n.M("Following, blocking, chat and moderation")},
+	{Value: "fair-play", Label: i18n.M("Fair play: leaving games, reliability and pauses")},
 	{Value: "push", Label: i18n.M("Notifications on your devices")},
 	{Value: "translating", Label: i18n.M("Languages and translating")},
 }

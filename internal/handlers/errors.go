@@ -49,6 +49,8 @@ func statusOf(code apperr.Code) int {
 		return http.StatusConflict
 	case apperr.TooMany:
 		return http.StatusTooManyRequests
+	case apperr.Paused:
+		return http.StatusForbidden
 	}
 	return http.StatusInternalServerError
 }
@@ -155,8 +157,18 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if wait := apperr.RetryAfterOf(err); wait > 0 && code == apperr.TooMany {
 		c.Response().Header().Set(echo.HeaderRetryAfter, strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 	}
+	until := apperr.UntilOf(err)
+	if !until.IsZero() {
+		if wait := until.Sub(s.clock.Now()); wait > 0 {
+			c.Response().Header().Set(echo.HeaderRetryAfter, strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		}
+	}
 	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
 		body := apiError{Error: apiErrorBody{Code: string(code), Message: msg, Fields: fieldsOf(c.Request().Context(), err)}}
+		if !until.IsZero() {
+			u := until.UTC()
+			body.Error.Until = &u
+		}
 		if g := (withGame{}); errors.As(err, &g) {
 			body.Game = g.game
 		}
@@ -206,6 +218,8 @@ type apiErrorBody struct {
 	Code    string            `json:"code"`
 	Message string            `json:"message"`
 	Fields  map[string]string `json:"fields,omitempty"`
+	// Until: with a "paused" refusal, when the pause ends.
+	Until *time.Time `json:"until,omitempty"`
 }
 
 // formMessage is the message above a form: the error's own message unless

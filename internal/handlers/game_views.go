@@ -115,12 +115,14 @@ func (s *Server) boardView(ctx context.Context, st *games.State, k watch.Key) vi
 		if s.invites != nil && k.Role >= watch.Seated {
 			s.fillInvited(ctx, v.Lobby, g.ID, s.clock.Now())
 		}
+		s.fillReliability(ctx, &v, t)
 		return v
 	}
 	if t.View == nil {
 		return v
 	}
 	v = fillTable(ctx, v, t, t.View, g, s.clock.Now())
+	s.fillReliability(ctx, &v, t)
 	if g.Ranked && g.Status == db.StatusFinished {
 		s.fillRatingChanges(ctx, &v, t)
 	}
@@ -291,6 +293,8 @@ func lastMoveWords(ctx context.Context, e engine.Event) string {
 		return i18n.T(ctx, "No thanks! to {{.Card}}", "Card", e.Card)
 	case engine.EventTiger:
 		return i18n.T(ctx, "laid the Tiger")
+	case engine.EventLeave:
+		return i18n.T(ctx, "left the game")
 	}
 	return ""
 }
@@ -424,6 +428,8 @@ func eventText(ctx context.Context, e engine.Event, names []string) string {
 		return i18n.T(ctx, "Turned up {{.Card}}.", "Card", e.Card)
 	case engine.EventTiger:
 		return i18n.T(ctx, "{{.Name}} laid the Hidden Tiger.", "Name", name())
+	case engine.EventLeave:
+		return i18n.T(ctx, "{{.Name}} left the game: a bot plays the seat to the end.", "Name", name())
 	case engine.EventRoundEnd:
 		return i18n.T(ctx, "Round {{.Round}} is over and scored.", "Round", e.Round)
 	case engine.EventGameEnd:

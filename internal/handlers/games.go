@@ -47,7 +47,9 @@ func (s *Server) openGames(c echo.Context) error {
 	}
 	p := s.page(c, tr(c, "Open games"))
 	p.Lists = lists.Open
-	return render(c, http.StatusOK, views.OpenGamesPage(p, gameRows(c.Request().Context(), gs, 0)))
+	rows := gameRows(c.Request().Context(), gs, 0)
+	s.fillRowReliability(c.Request().Context(), rows, gs)
+	return render(c, http.StatusOK, views.OpenGamesPage(p, rows))
 }
 
 func (s *Server) watch(c echo.Context) error {
@@ -80,6 +82,7 @@ func newGameView(c echo.Context, in games.CreateInput, invite string, err, invit
 		"seats": strconv.Itoa(in.Seats), "rounds": strconv.Itoa(in.Rounds), "variant": in.Variant,
 		"open_tokens": strconv.FormatBool(in.OpenTokens), "hidden_tiger": strconv.FormatBool(in.HiddenTiger),
 		"private": strconv.FormatBool(in.Private), "ranked": strconv.FormatBool(in.Ranked), "invite": invite,
+		"min_reliability": strconv.Itoa(in.MinReliability),
 	}
 	v.Form = formOf(c, values, err)
 	if inviteErr != nil {
@@ -106,6 +109,10 @@ func newGameView(c echo.Context, in games.CreateInput, invite string, err, invit
 	}
 	for _, sec := range games.CorrespondenceTimers {
 		v.CorrTimers = append(v.CorrTimers, views.Choice{Value: strconv.Itoa(sec), Label: durationLabel(ctx, sec)})
+	}
+	v.MinShares = append(v.MinShares, views.Choice{Value: "0", Label: i18n.T(ctx, "Anyone")})
+	for _, p := range []int{50, 60, 70, 80, 90, 95} {
+		v.MinShares = append(v.MinShares, views.Choice{Value: strconv.Itoa(p), Label: i18n.T(ctx, "At least {{.Percent}}%", "Percent", p)})
 	}
 	return v
 }
@@ -288,8 +295,17 @@ func (s *Server) joinGame(c echo.Context, userID, id int64) error {
 	return s.games.Join(c.Request().Context(), userID, id, c.FormValue("code"))
 }
 
+// leaveGame leaves an open table; at a game in play it is the
+// confirmation that leaves (abandonGame), so a plain form sent there goes
+// to that page.
 func (s *Server) leaveGame(c echo.Context, userID, id int64) error {
-	return s.games.Leave(c.Request().Context(), userID, id)
+	err := s.games.Leave(c.Request().Context(), userID, id)
+	if apperr.CodeOf(err) == apperr.Conflict {
+		if st, serr := s.games.State(c.Request().Context(), id); serr == nil && st.Game.Status == db.StatusPlaying {
+			return games.CanAbandon(st, userID)
+		}
+	}
+	return err
 }
 
 func (s *Server) startGame(c echo.Context, userID, id int64) error {

@@ -26,6 +26,7 @@ func (s *Server) home(c echo.Context) error {
 		return err
 	}
 	v.Open, v.Live = gameRows(ctx, first(open, 5), 0), gameRows(ctx, first(live, 5), 0)
+	s.fillRowReliability(ctx, v.Open, first(open, 5))
 	if u := currentUser(c); u != nil {
 		v.Invitations = s.invitations(ctx, u.ID)
 		mine, err := s.games.MyGames(ctx, u.ID)

@@ -66,6 +66,9 @@ func (s *Server) queueView(c echo.Context, in ranked.QueueInput, formErr error) 
 		v.SizeChecked = map[int]bool{3: true, 4: true, 5: true}
 	}
 	v.Form = formOf(c, nil, formErr)
+	if !v.Queued {
+		v.Pause = s.pauseView(c)
+	}
 	return v, nil
 }
 
@@ -194,6 +197,12 @@ func (s *Server) profile(c echo.Context) error {
 			}
 			v.Tournaments = append(v.Tournaments, r)
 		}
+	}
+	if fs := s.figures(c.Request().Context(), []int64{u.ID}); fs != nil {
+		v.Reliability = relView(c.Request().Context(), fs[u.ID])
+	}
+	if me := currentUser(c); me != nil && me.ID == u.ID {
+		v.Mine = true
 	}
 	if me := currentUser(c); me != nil && !me.Guest && me.ID != u.ID && !u.Guest {
 		rel, err := s.people.Relation(c.Request().Context(), me.ID, u.ID)
@@ -335,6 +344,11 @@ func (s *Server) apiProfile(c echo.Context) error {
 	if p.Rank > 0 {
 		out["rank"] = p.Rank
 	}
+	f, err := s.leavers.Figure(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	out["reliability"] = apiReliabilityOf(f)
 	recent := []game{}
 	for _, g := range p.Recent {
 		r := game{ID: g.GameID, Seats: g.Seats, Ranked: g.Ranked, Place: g.Place, Score: g.Total}

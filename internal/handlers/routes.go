@@ -118,6 +118,11 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/games", s.createGame, requireUser, s.membersOnly, s.notForBots)
 	e.POST("/games/:id/join", s.lobbyAction(s.joinGame), requireUser, s.membersOnly, s.notForBots)
 	e.POST("/games/:id/leave", s.lobbyAction(s.leaveGame), requireUser, s.notForBots)
+	e.GET("/games/:id/leave", s.leaveConfirm, requireUser, s.notForBots)
+	e.POST("/games/:id/abandon", s.abandonGame, requireUser, s.notForBots)
+	e.GET("/my/reliability", s.reliabilityPage, requireUser)
+	e.POST("/my/reliability/:id/appeal", s.appeal, requireUser, s.membersOnly)
+	e.POST("/admin/appeals/:id", s.answerAppeal, requireUser)
 	e.POST("/games/:id/start", s.lobbyAction(s.startGame), requireUser, s.notForBots)
 	e.POST("/games/:id/bots", s.lobbyAction(s.addBot), requireUser, s.notForBots)
 	e.POST("/games/:id/bots/:seat/remove", s.lobbyAction(s.removeBot), requireUser, s.notForBots)
@@ -161,7 +166,8 @@ func (s *Server) routes(e *echo.Echo) {
 	api.POST("/games/:id/join", s.apiDo(apiLobby(func(c echo.Context, u, id int64, b apiBody) error {
 		return s.games.Join(c.Request().Context(), u, id, b.Code)
 	})), s.botGames)
-	api.POST("/games/:id/leave", s.apiDo(apiLobby(func(c echo.Context, u, id int64, _ apiBody) error { return s.games.Leave(c.Request().Context(), u, id) })))
+	api.POST("/games/:id/leave", s.apiDo(s.apiLeave))
+	api.GET("/me/reliability", s.apiMyReliability)
 	api.POST("/games/:id/start", s.apiDo(apiLobby(func(c echo.Context, u, id int64, _ apiBody) error { return s.games.Start(c.Request().Context(), u, id) })))
 	api.POST("/games/:id/bots", s.apiDo(apiLobby(func(c echo.Context, u, id int64, b apiBody) error {
 		return s.games.AddBot(c.Request().Context(), u, id, b.Level)

@@ -26,6 +26,7 @@ import (
 	"nothanks/internal/db"
 	"nothanks/internal/games"
 	"nothanks/internal/invites"
+	"nothanks/internal/leavers"
 	"nothanks/internal/links"
 	"nothanks/internal/lists"
 	"nothanks/internal/metrics"
@@ -94,6 +95,8 @@ type Deps struct {
 
 	// Bots is bot accounts: the upgrade, their queue, limits and names.
 	Bots *botaccounts.Service
+	// Leavers is leaving games in play, reliability and pauses.
+	Leavers *leavers.Service
 }
 
 // Server holds the handlers' dependencies.
@@ -119,6 +122,7 @@ type Server struct {
 	mod         *moderation.Service
 	privacy     *privacy.Service
 	bots        *botaccounts.Service
+	leavers     *leavers.Service
 	db          Store
 	clock       clock.Clock
 	log         *slog.Logger
@@ -151,6 +155,7 @@ func New(d Deps) *echo.Echo {
 		s.slots = make(chan struct{}, d.ActiveRequests)
 	}
 	s.bots = d.Bots
+	s.leavers = d.Leavers
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)

@@ -92,6 +92,8 @@ func (s *Server) tournamentView(c echo.Context, tv *tournaments.View, code strin
 		}
 	case t.Players >= t.MaxPlayers:
 		v.JoinWhy = tr(c, "This tournament is full: {{.Count}} players.", "Count", t.MaxPlayers)
+	case t.Rated && s.pauseView(c) != nil:
+		v.Pause = s.pauseView(c)
 	default:
 		v.Join = true
 	}
@@ -193,8 +195,17 @@ func (s *Server) standingsBoard(ctx context.Context, tv *tournaments.View, round
 		from, to, results = (page-1)*StandingsPage, page*StandingsPage, 0
 		b.Page, b.Pages = page, (len(standings)+StandingsPage-1)/StandingsPage
 	}
+	var ids []int64
 	for i := from; i < to && i < len(standings); i++ {
-		b.Standings = append(b.Standings, standingLine(ctx, standings[i], b.Code, results))
+		ids = append(ids, standings[i].UserID)
+	}
+	fs := s.figures(ctx, ids)
+	for i := from; i < to && i < len(standings); i++ {
+		line := standingLine(ctx, standings[i], b.Code, results)
+		if fs != nil {
+			line.Reliability = relView(ctx, fs[standings[i].UserID])
+		}
+		b.Standings = append(b.Standings, line)
 	}
 	b.Players = len(standings)
 	if page == 0 && len(standings) > to {

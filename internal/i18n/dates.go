@@ -1,7 +1,9 @@
 package i18n
 
 import (
+	"context"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -78,4 +80,14 @@ func Units(l Lang) (d, h, m, s string, spaced bool) {
 	l = lang(l)
 	u := units[l]
 	return u[0], u[1], u[2], u[3], l != English
+}
+
+// Decimal writes a number to one decimal place as the reader's language
+// does: 1.5 in English, 1,5 in Spanish and Italian.
+func Decimal(ctx context.Context, f float64) string {
+	s := strconv.FormatFloat(f, 'f', 1, 64)
+	if l := From(ctx); l == Spanish || l == Italian {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s
 }

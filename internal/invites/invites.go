@@ -299,7 +299,7 @@ func (s *Service) Accept(ctx context.Context, userID, inviteID int64) (int64, er
 	if err != nil {
 		return 0, err
 	}
-	if err := s.games.Join(ctx, userID, inv.GameID, st.Game.InviteCode); err != nil {
+	if err := s.games.JoinInvited(ctx, userID, inv.GameID, st.Game.InviteCode); err != nil {
 		return 0, err
 	}
 	if _, err := s.store.AnswerInvite(ctx, inviteID, "accepted"); err != nil {

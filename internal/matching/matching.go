@@ -4,13 +4,18 @@
 //
 // A table is allowed when its rating spread (highest minus lowest) is
 // within every member's allowed gap, which widens the longer that member
-// has waited, and every member accepts its size. Match is maximal: when it
-// returns, no allowed table can be formed from the players left.
+// has waited, its spread of reliability (the share of games finished, in
+// percent) is within every member's reliability gap, which widens too
+// (reliability.QueueGapAt), and every member accepts its size. Match is
+// maximal: when it returns, no allowed table can be formed from the
+// players left.
 package matching
 
 import (
 	"slices"
 	"time"
+
+	"nothanks/internal/reliability"
 )
 
 // Gap widening: a new entry accepts opponents within BaseGap rating points;
@@ -31,12 +36,36 @@ type Entry struct {
 	Sizes    []int
 	Pace     string
 	JoinedAt time.Time
+	// Reliability is the player's share of games finished, in percent
+	// (reliability.QueueShare: 100 for a new account).
+	Reliability float64
 }
 
 // Gap is how far from its rating an entry accepts others at time now.
 func (e Entry) Gap(now time.Time) float64 {
 	waited := now.Sub(e.JoinedAt).Minutes()
 	return min(BaseGap+max(waited, 0)*GapPerMinute, MaxGap)
+}
+
+// ReliabilityGap is how far from its reliability an entry accepts others
+// at time now.
+func (e Entry) ReliabilityGap(now time.Time) float64 {
+	return reliability.QueueGapAt(now.Sub(e.JoinedAt))
+}
+
+// alike reports whether entries' reliability spread is within each one's
+// reliability gap.
+func alike(es []Entry, gaps []float64) bool {
+	lo, hi := es[0].Reliability, es[0].Reliability
+	for _, e := range es {
+		lo, hi = min(lo, e.Reliability), max(hi, e.Reliability)
+	}
+	for _, g := range gaps {
+		if g < hi-lo {
+			return false
+		}
+	}
+	return true
 }
 
 // Table is a formed table: its size, pace and players (ordered by rating).
@@ -73,9 +102,15 @@ func matchPace(pace string, es []Entry, now time.Time) []Table {
 		}
 		return a.JoinedAt.Compare(b.JoinedAt)
 	})
-	gaps := make([]float64, len(es))
+	gaps, relGaps := make([]float64, len(es)), make([]float64, len(es))
 	for i, e := range es {
-		gaps[i] = e.Gap(now)
+		gaps[i], relGaps[i] = e.Gap(now), e.ReliabilityGap(now)
+	}
+	// near reports whether two entries' reliability is within both
+	// their gaps.
+	near := func(i, j int) bool {
+		d := es[i].Reliability - es[j].Reliability
+		return max(d, -d) <= min(relGaps[i], relGaps[j])
 	}
 	taken := make([]bool, len(es))
 	var tables []Table
@@ -91,20 +126,29 @@ func matchPace(pace string, es []Entry, now time.Time) []Table {
 		top:
 			for hi := lo + 1; hi < len(es) && es[hi].Rating-es[lo].Rating <= gaps[lo]; hi++ {
 				spread := es[hi].Rating - es[lo].Rating
-				if !ok(hi) || gaps[hi] < spread {
+				if !ok(hi) || gaps[hi] < spread || !near(lo, hi) {
 					continue
 				}
 				mids = mids[:0]
 				for m := lo + 1; m < hi && len(mids) < k-2; m++ {
-					if ok(m) && gaps[m] >= spread {
+					if ok(m) && gaps[m] >= spread && near(m, lo) && near(m, hi) {
 						mids = append(mids, m)
 					}
 				}
 				if len(mids) < k-2 {
 					continue
 				}
+				members := append([]int{lo}, append(mids, hi)...)
+				var set []Entry
+				var setGaps []float64
+				for _, i := range members {
+					set, setGaps = append(set, es[i]), append(setGaps, relGaps[i])
+				}
+				if !alike(set, setGaps) {
+					continue
+				}
 				t := Table{Pace: pace}
-				for _, i := range append([]int{lo}, append(mids, hi)...) {
+				for _, i := range members {
 					taken[i] = true
 					t.Players = append(t.Players, es[i])
 				}
@@ -125,10 +169,12 @@ func Allowed(players []Entry, now time.Time) bool {
 	for _, p := range players {
 		lo, hi = min(lo, p.Rating), max(hi, p.Rating)
 	}
-	for _, p := range players {
+	relGaps := make([]float64, len(players))
+	for i, p := range players {
 		if !slices.Contains(p.Sizes, len(players)) || p.Gap(now) < hi-lo || p.Pace != players[0].Pace {
 			return false
 		}
+		relGaps[i] = p.ReliabilityGap(now)
 	}
-	return true
+	return alike(players, relGaps)
 }

@@ -141,3 +141,34 @@ func BenchmarkMatch10000(b *testing.B) {
 		Match(append([]Entry(nil), es...), now)
 	}
 }
+
+// The queue prefers players alike in reliability: a player who finished
+// 60 % of their games does not join two who finished all of theirs at
+// first (a spread of 40 points against gaps of 15), but does once each has
+// waited 2½ minutes (15 + 2.5 × 10 = 40); a third reliable player of the
+// same rating makes a table with the first two at once instead.
+func TestMatchPrefersAlikeReliability(t *testing.T) {
+	entry := func(id int64, rel float64) Entry {
+		return Entry{UserID: id, Rating: 1500 + float64(id), Sizes: []int{3}, Pace: "live", JoinedAt: now, Reliability: rel}
+	}
+	three := []Entry{entry(1, 100), entry(2, 100), entry(3, 60)}
+	if got := Match(three, now); len(got) != 0 {
+		t.Errorf("at once: %d tables, want none", len(got))
+	}
+	if got := Match(three, now.Add(150*time.Second)); len(got) != 1 || len(got[0].Players) != 3 {
+		t.Errorf("after 2½ minutes: %v, want one table of three", got)
+	}
+	if Allowed(three, now) || !Allowed(three, now.Add(150*time.Second)) {
+		t.Error("Allowed disagrees with Match on the reliability gap")
+	}
+	four := append([]Entry{entry(4, 95)}, three...)
+	got := Match(four, now)
+	if len(got) != 1 {
+		t.Fatalf("four players at once: %d tables, want 1", len(got))
+	}
+	for _, p := range got[0].Players {
+		if p.UserID == 3 {
+			t.Errorf("the 60 %% player was seated at once: %v", got[0].Players)
+		}
+	}
+}

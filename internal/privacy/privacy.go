@@ -27,6 +27,8 @@ type Store interface {
 	ChatBy(ctx context.Context, userID int64) ([]db.ChatMessage, error)
 	FollowedNames(ctx context.Context, userID int64, limit int) ([]string, error)
 	Blocked(ctx context.Context, userID int64) ([]db.Followed, error)
+	ReliabilityOf(ctx context.Context, userID int64) (db.Reliability, error)
+	Abandonments(ctx context.Context, userID int64, limit int) ([]db.Abandonment, error)
 }
 
 // Service exports and deletes accounts.
@@ -73,6 +75,10 @@ type Export struct {
 	Chat       []ExportChat   `json:"chat_messages"`
 	Following  []string       `json:"following"`
 	Blocked    []string       `json:"blocked"`
+	// Reliability is the figure shown beside the name; Abandonments the
+	// rated games abandoned, with their pauses and appeals.
+	Reliability  ExportReliability   `json:"reliability"`
+	Abandonments []ExportAbandonment `json:"abandonments"`
 }
 
 // ExportAccount is the account's own fields.
@@ -118,6 +124,27 @@ type ExportChat struct {
 	Hidden  bool      `json:"hidden_by_moderator,omitempty"`
 }
 
+// ExportReliability is the reliability figure as kept.
+type ExportReliability struct {
+	Games     int `json:"games"`
+	Finished  int `json:"finished_without_abandoning"`
+	Timeouts  int `json:"timeouts"`
+	Decisions int `json:"decisions"`
+}
+
+// ExportAbandonment is a rated game abandoned.
+type ExportAbandonment struct {
+	GameID     int64      `json:"game_id"`
+	How        string     `json:"how"`
+	At         time.Time  `json:"at"`
+	Step       int        `json:"step"`
+	PauseUntil *time.Time `json:"pause_until,omitempty"`
+	Appeal     *string    `json:"appeal,omitempty"`
+	AppealedAt *time.Time `json:"appealed_at,omitempty"`
+	Answer     *string    `json:"answer,omitempty"`
+	AnswerNote string     `json:"answer_note,omitempty"`
+}
+
 // MaxGames bounds the games an export lists.
 const MaxGames = 100000
 
@@ -126,7 +153,7 @@ func (s *Service) Export(ctx context.Context, u db.User) (Export, error) {
 	out := Export{ExportedAt: s.clock.Now().UTC(), Account: ExportAccount{
 		Username: u.Username, Email: u.Email, EmailVerified: u.EmailVerifiedAt != nil, Language: u.Lang,
 		CreatedAt: u.CreatedAt.UTC(), SilencedUntil: u.SilencedUntil,
-	}, Games: []ExportGame{}, Ratings: []ExportRating{}, Chat: []ExportChat{}, Following: []string{}, Blocked: []string{}}
+	}, Games: []ExportGame{}, Ratings: []ExportRating{}, Chat: []ExportChat{}, Following: []string{}, Blocked: []string{}, Abandonments: []ExportAbandonment{}}
 	gs, err := s.store.UserGames(ctx, u.ID, MaxGames)
 	if err != nil {
 		return Export{}, err
@@ -161,6 +188,19 @@ func (s *Service) Export(ctx context.Context, u db.User) (Export, error) {
 	}
 	for _, b := range bs {
 		out.Blocked = append(out.Blocked, b.Username)
+	}
+	r, err := s.store.ReliabilityOf(ctx, u.ID)
+	if err != nil {
+		return Export{}, err
+	}
+	out.Reliability = ExportReliability{Games: r.Games, Finished: r.Kept, Timeouts: r.Timeouts, Decisions: r.Decisions}
+	as, err := s.store.Abandonments(ctx, u.ID, 100000)
+	if err != nil {
+		return Export{}, err
+	}
+	for _, a := range as {
+		out.Abandonments = append(out.Abandonments, ExportAbandonment{GameID: a.GameID, How: a.How, At: a.At.UTC(), Step: a.Step, PauseUntil: a.PauseUntil,
+			Appeal: a.Appeal, AppealedAt: a.AppealedAt, Answer: a.Answer, AnswerNote: a.AnswerNote})
 	}
 	return out, nil
 }

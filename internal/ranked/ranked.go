@@ -15,6 +15,7 @@ import (
 	"nothanks/internal/games"
 	"nothanks/internal/matching"
 	"nothanks/internal/rating"
+	"nothanks/internal/reliability"
 )
 
 // Service is the ladder use cases.
@@ -22,6 +23,9 @@ type Service struct {
 	store *db.Store
 	games *games.Service
 	clock clock.Clock
+	// Gate refuses the queue to a person not allowed rated play now (the
+	// leavers' pauses); nil: everyone may queue.
+	Gate func(ctx context.Context, u db.User) error
 }
 
 // New returns the service.
@@ -94,6 +98,11 @@ func (s *Service) Join(ctx context.Context, userID int64, pool Pool, in QueueInp
 	if err := in.Validate().Err(); err != nil {
 		return err
 	}
+	if s.Gate != nil {
+		if err := s.Gate(ctx, u); err != nil {
+			return err
+		}
+	}
 	sizes := make([]int64, 0, len(in.Sizes))
 	for _, n := range in.Sizes {
 		if !slices.Contains(sizes, int64(n)) {
@@ -157,7 +166,8 @@ func (s *Service) Status(ctx context.Context, userID int64, pool Pool) (Status, 
 func (s *Service) Collect(ctx context.Context, userID int64) error { return s.Leave(ctx, userID) }
 
 func entry(e db.QueueEntry) matching.Entry {
-	m := matching.Entry{UserID: e.UserID, Rating: e.Rating, Pace: e.Pace, JoinedAt: e.JoinedAt}
+	share := reliability.QueueShare(reliability.Figure{Games: e.RelGames, Kept: e.RelKept})
+	m := matching.Entry{UserID: e.UserID, Rating: e.Rating, Pace: e.Pace, JoinedAt: e.JoinedAt, Reliability: share}
 	for _, n := range e.Sizes {
 		m.Sizes = append(m.Sizes, int(n))
 	}
@@ -174,7 +184,7 @@ func (s *Service) RunMatcher(ctx context.Context) ([]int64, error) {
 		if err != nil || !ok {
 			return err
 		}
-		rows, err := tx.WaitingForUpdate(ctx)
+		rows, err := tx.WaitingForUpdate(ctx, s.clock.Now())
 		if err != nil {
 			return err
 		}

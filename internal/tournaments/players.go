@@ -47,6 +47,11 @@ func (s *Service) Join(ctx context.Context, u db.User, id int64, code string) er
 			case db.PlayerWithdrawn:
 				return apperr.E(apperr.Conflict, "You withdrew from this tournament: you cannot join it again.")
 			case db.PlayerPaused:
+				if t.Rated {
+					if err := s.games.CheckRatedSeat(ctx, tx, u.ID); err != nil {
+						return err
+					}
+				}
 				return s.comeBack(ctx, tx, t, u.ID)
 			}
 			return apperr.E(apperr.Conflict, "You are in this tournament already.")
@@ -59,6 +64,11 @@ func (s *Service) Join(ctx context.Context, u db.User, id int64, code string) er
 		}
 		if t.Players >= t.MaxPlayers {
 			return apperr.E(apperr.Conflict, "This tournament is full: %d players.", t.MaxPlayers)
+		}
+		if t.Rated {
+			if err := s.games.CheckRatedSeat(ctx, tx, u.ID); err != nil {
+				return err
+			}
 		}
 		rating, err := tx.Rating(ctx, u.ID)
 		if err != nil {

@@ -161,7 +161,7 @@ func (s *Service) arenaSeat(ctx context.Context, tx *db.Tx, t db.Tournament, ps 
 	}
 	if ps == nil {
 		var err error
-		if ps, err = tx.FreePlayers(ctx, t.ID); err != nil {
+		if ps, err = tx.FreePlayers(ctx, t.ID, t.Rated, now); err != nil {
 			return err
 		}
 	}

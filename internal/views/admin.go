@@ -7,6 +7,8 @@ type AdminView struct {
 	Form    Form
 	// Silences are the lengths offered, in hours with their labels.
 	Silences []Choice
+	// Appeals are the appeals of abandoned games waiting for an answer.
+	Appeals []AppealView
 }
 
 // ReportRow is a reported message with what the moderators need to judge it.

@@ -92,6 +92,29 @@ func strongPlayer(name string) templ.Component {
 	})
 }
 
+// playerNamesRel lists names as playerNames does, each with its
+// reliability (rels in the order of names; nil or short: none).
+func playerNamesRel(names []string, rels []*Reliability) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		for i, n := range names {
+			if i > 0 {
+				if _, err := io.WriteString(w, ", "); err != nil {
+					return err
+				}
+			}
+			if err := Player(n).Render(ctx, w); err != nil {
+				return err
+			}
+			if i < len(rels) {
+				if err := RelBadge(rels[i]).Render(ctx, w); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
 // playerNames lists names, each as Player shows it, separated by commas.
 func playerNames(names []string) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {

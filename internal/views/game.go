@@ -6,11 +6,14 @@ package views
 type TableView struct {
 	GameID  int64
 	Version int
-	Status  string // open, playing, finished, cancelled
-	Summary string // options in words
-	Pace    string
-	Public  bool
-	Ranked  bool
+	// CanLeave: the viewer holds a seat of the game in play and may leave
+	// it (the link to the confirmation).
+	CanLeave bool
+	Status   string // open, playing, finished, cancelled
+	Summary  string // options in words
+	Pace     string
+	Public   bool
+	Ranked   bool
 	// Watchers is shown by the page beside the board, not in it: the board
 	// is the same for every spectator, the count changes on its own.
 	Watchers int
@@ -145,6 +148,10 @@ type SeatView struct {
 	// RatingChange is the ranked game's change of the seat's rating once
 	// it is over ("+12", "−8"), "" otherwise.
 	RatingChange string
+	// Reliability is the player's (nil for the server's bots); Left: the
+	// player left the game (rather than let their time run out).
+	Reliability *Reliability
+	Left        bool
 }
 
 // LogLine is one entry of the move log.
@@ -203,6 +210,9 @@ type LobbyView struct {
 	BotLevels  []Choice
 	// Invited are the players invited by name, and their answers.
 	Invited []RematchAnswer
+	// MinShare is the share of games finished (percent) the table asks of
+	// those who join (0: none).
+	MinShare int
 }
 
 // Invitation is an invitation by name waiting for the viewer's answer.
@@ -221,6 +231,8 @@ type LobbySeat struct {
 	Bot  bool
 	// CanRemove: the viewer (the creator) may take this bot off.
 	CanRemove bool
+	// Reliability is the player's (nil for the server's bots).
+	Reliability *Reliability
 }
 
 // Choice is an option of a select.
@@ -247,6 +259,11 @@ type GameRow struct {
 	Ranked   bool
 	// UnreadChat counts the players' chat messages the viewer has not read.
 	UnreadChat int
+	// Reliabilities are the players' (in the order of Players; nil for
+	// a bot), where the list shows them; MinShare is an open table's
+	// minimum share of games finished (0: none).
+	Reliabilities []*Reliability
+	MinShare      int
 }
 
 // NewGameView is the create-game form with its choices.
@@ -259,6 +276,8 @@ type NewGameView struct {
 	CorrTimers  []Choice
 	Pace        string
 	TurnSeconds string
+	// MinShares are the choices of a minimum share of games finished.
+	MinShares []Choice
 }
 
 // ReplayView is one step of a finished game's replay.

@@ -29,6 +29,10 @@ type ProfileView struct {
 	Tournaments []TournamentRow
 	// Bot: a bot account; its rating and rank are the bot ladder's.
 	Bot bool
+	// Reliability is the player's; Mine: the viewer is the player (their
+	// reliability page is linked).
+	Reliability *Reliability
+	Mine        bool
 }
 
 // RelationView is whether the viewer follows or blocks a player.
@@ -94,6 +98,8 @@ type QueueView struct {
 	// Checked sizes and pace to show in the form.
 	SizeChecked map[int]bool
 	PaceValue   string
+	// Pause: the viewer may not queue until it ends (nil: they may).
+	Pause *PauseView
 }
 
 // Chart is a rating history drawn as SVG on the server.

@@ -62,6 +62,8 @@ type TournamentFormView struct {
 
 // TournamentView is an event's page.
 type TournamentView struct {
+	// Pause: a rated event the viewer may not join until it ends.
+	Pause       *PauseView
 	ID          int64
 	Name        string
 	Description string
@@ -161,6 +163,8 @@ type TournamentStanding struct {
 	Earlier int
 	// GameURL is the table the player sits at now ("" for none).
 	GameURL string
+	// Reliability is the player's.
+	Reliability *Reliability
 }
 
 // TournamentResult is one game (or bye) of a player in the standings.
