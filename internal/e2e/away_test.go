@@ -63,7 +63,14 @@ func TestBrowserChatAlertsWhileAway(t *testing.T) {
 	}
 	addScript(t, ann, awayStubs)
 	do(t, ann, chromedp.Navigate(gameURL), chromedp.WaitVisible(byTestID("chat-players")), chromedp.WaitVisible(byTestID("active-card")))
-	// The board came live: the stream is open.
+	// The board came live: the stream is open. Whose turn it is was
+	// settling as the page opened (the bot may just have played): once
+	// the title agrees with the game, what came before is forgotten, so
+	// only the messages below count.
+	mine := myTurn(t, bob, id, "Ann")
+	waitFor(t, ann, fmt.Sprintf(`document.title.indexOf(window.ntMsgs.yourTurn) === 0 === %v`, mine))
+	time.Sleep(300 * time.Millisecond)
+	do(t, ann, chromedp.Evaluate[chromedp.Void](`window.__notes = []; window.__beeps = 0; undefined`))
 	bob.Do(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/chat", id), map[string]any{"text": "your move, Ann"})
 	waitText(t, ann, "chat-log", "your move, Ann")
 	notes := get(t, ann, chromedp.Evaluate[[]shownNote](`window.__notes`))
@@ -127,6 +134,20 @@ func TestBrowserListsComeLive(t *testing.T) {
 // waitPastBotTurn waits until the game's turn is a person's: a bot that
 // has the first turn plays it after a moment, and a turn coming to the
 // tab's player then alerts her too.
+// myTurn tells whether it is the named player's turn in a game.
+func myTurn(t *testing.T, api *apptest.API, id int64, name string) bool {
+	t.Helper()
+	_, g := api.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", id), nil)
+	view, _ := g["view"].(map[string]any)
+	for _, p := range g["players"].([]any) {
+		p := p.(map[string]any)
+		if p["seat"] == view["turn"] {
+			return p["name"] == name
+		}
+	}
+	return false
+}
+
 func waitPastBotTurn(t *testing.T, api *apptest.API, id int64) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
