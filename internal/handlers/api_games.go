@@ -211,7 +211,8 @@ func (s *Server) apiTableOf(t *games.Table, log logShown) apiTable {
 	if t.ViewerSeat != engine.Spectator {
 		seat := t.ViewerSeat
 		out.YourSeat = &seat
-		out.YourTurn = t.View != nil && t.View.Turn == seat
+		// A seat its player abandoned is the bot's to play: not their turn.
+		out.YourTurn = t.View != nil && t.View.Turn == seat && !t.View.Seats[seat].Abandoned
 	}
 	if out.YourTurn && g.DueAt != nil {
 		out.Deadline = g.DueAt

@@ -369,10 +369,7 @@ func untilTurn(t *testing.T, s *apptest.Server, p *apptest.API, id int64) (map[s
 func TestServerOutageIsNotATimeout(t *testing.T) {
 	s := apptest.New(t, apptest.WithoutWorkers())
 	oli := s.APIFor("Oli")
-	id := withBots(t, oli, nil)
-	if st, res := oli.Do(http.MethodPost, gamePath(id)+"/start", nil); st != http.StatusOK {
-		t.Fatalf("start: %d %v", st, res)
-	}
+	id := withBots(t, oli, nil) // full: it starts
 	v, ok := untilTurn(t, s, oli, id)
 	if !ok {
 		t.Fatal("the game ended before Oli's turn")
@@ -444,7 +441,6 @@ func TestReliabilityFigureAndATablesMinimum(t *testing.T) {
 	play := func(how string) {
 		t.Helper()
 		id := withBots(t, pia, nil)
-		pia.Do(http.MethodPost, gamePath(id)+"/start", nil)
 		mine := 0
 		for {
 			v, ok := untilTurn(t, s, pia, id)
@@ -527,7 +523,7 @@ func TestReliabilityFigureAndATablesMinimum(t *testing.T) {
 		t.Fatalf("invite Pia: %d %v", st, res)
 	}
 	_, invs := pia.Do(http.MethodGet, "/api/v1/invites", nil)
-	list, _ := invs["invites"].([]any)
+	list, _ := invs["invitations"].([]any)
 	if len(list) != 1 {
 		t.Fatalf("Pia's invitations: %v", invs)
 	}
