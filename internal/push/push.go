@@ -8,9 +8,12 @@
 // worker here claims due rows with a lease (FOR UPDATE SKIP LOCKED),
 // decides from the current state whether each is still worth sending,
 // composes it in the person's language and posts it with
-// github.com/SherClockHolmes/webpush-go. A 429 or 5xx is retried with
-// backoff (Retry-After honoured), a 404 or 410 forgets the device, and a
-// worker that dies leaves its claim to run out for another instance.
+// github.com/SherClockHolmes/webpush-go. Posts go out concurrently, a few
+// at a time and one at a time to each push service, each bounded by a
+// timeout well inside the lease, so that a service that hangs holds up
+// only its own devices. A 429 or 5xx is retried with backoff (Retry-After
+// honoured), a 404 or 410 forgets the device, and a worker that dies
+// leaves its claim to run out for another instance.
 package push
 
 import (
@@ -101,6 +104,12 @@ type Config struct {
 	// AllowLocal lets devices name endpoints on loopback and private
 	// addresses, over http (development and tests).
 	AllowLocal bool
+	// Senders bounds the posts in flight at once on this instance;
+	// Senders (8) when zero.
+	Senders int
+	// SendTimeout bounds one post; SendTimeout when zero, and never more,
+	// since the lease is sized for it (tests lower it).
+	SendTimeout time.Duration
 }
 
 // Service keeps devices and sends pushes.
@@ -111,26 +120,34 @@ type Service struct {
 	client *http.Client
 	clock  clock.Clock
 	log    *slog.Logger
+	// slots holds a token for each post in flight (at most Senders), and
+	// lanes the claimed pushes waiting for their push service.
+	slots chan struct{}
+	lanes lanes
 }
 
 // New returns the service.
 func New(store *db.Store, g *games.Service, cfg Config, clk clock.Clock, log *slog.Logger) *Service {
-	return &Service{store: store, games: g, cfg: cfg, client: newClient(cfg.AllowLocal), clock: clk, log: log}
+	if cfg.Senders <= 0 {
+		cfg.Senders = Senders
+	}
+	if cfg.SendTimeout <= 0 || cfg.SendTimeout > SendTimeout {
+		cfg.SendTimeout = SendTimeout
+	}
+	return &Service{store: store, games: g, cfg: cfg, client: newClient(cfg.AllowLocal, cfg.SendTimeout), clock: clk, log: log,
+		slots: make(chan struct{}, cfg.Senders), lanes: lanes{queue: map[string][]*waiter{}}}
 }
 
 // PublicKey is the applicationServerKey the browsers subscribe with.
 func (s *Service) PublicKey() string { return s.cfg.Keys.Public }
-
-// SendTimeout bounds one post to a push service.
-const SendTimeout = 20 * time.Second
 
 // newClient is the client that posts to push services. An endpoint is a
 // URL a person gave, so unless local addresses are allowed the client
 // refuses to connect to loopback, private, link-local or unspecified
 // addresses, checked at connection time (a name that resolves to such an
 // address later is refused too).
-func newClient(allowLocal bool) *http.Client {
-	dialer := &net.Dialer{Timeout: 10 * time.Second}
+func newClient(allowLocal bool, timeout time.Duration) *http.Client {
+	dialer := &net.Dialer{Timeout: timeout}
 	if !allowLocal {
 		dialer.Control = func(_, address string, _ syscall.RawConn) error {
 			host, _, err := net.SplitHostPort(address)
@@ -146,7 +163,7 @@ func newClient(allowLocal bool) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = dialer.DialContext
 	tr.Proxy = nil
-	return &http.Client{Transport: tr, Timeout: SendTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &http.Client{Transport: tr, Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 func public(ip net.IP) bool {

@@ -18,7 +18,22 @@ import (
 
 // Worker tuning.
 const (
-	Lease       = time.Minute // a claim's life: longer than any send
+	// Lease is a claim's life. A push is posted only while at least two
+	// SendTimeouts of its lease are left (late), and a post ends within
+	// one, so a push is posted and its result written before the lease
+	// runs out: no other instance takes over a push this one still works
+	// on, however long it waited behind other posts.
+	Lease = time.Minute
+	// SendTimeout bounds one post to a push service, from connecting to
+	// the answer: a push service that holds the request is given up then,
+	// and the push tried again later.
+	SendTimeout = 10 * time.Second
+	// Senders is how many posts an instance has in flight at most (a
+	// second one to the same push service waits for the first).
+	Senders = 8
+	// PollEvery is how often RunOutbox, while posts are in flight, looks
+	// for newly due pushes (as often as the app runs it when idle).
+	PollEvery   = 2 * time.Second
 	MaxAttempts = 8
 	// FirstRetry is the wait after a first failure; each later one doubles
 	// it, up to MaxRetryWait (a Retry-After the service gives wins).
@@ -34,30 +49,10 @@ const (
 	MaxPayload = 2960
 )
 
-// RunOutbox sends every due push and returns how many went out.
-func (s *Service) RunOutbox(ctx context.Context) (int, error) {
-	sent := 0
-	for ctx.Err() == nil {
-		now := s.clock.Now()
-		batch, err := s.store.ClaimPushes(ctx, now, now.Add(Lease), 20)
-		if err != nil {
-			return sent, err
-		}
-		if len(batch) == 0 {
-			return sent, nil
-		}
-		for _, m := range batch {
-			ok, err := s.handle(ctx, m)
-			if err != nil {
-				return sent, err
-			}
-			if ok {
-				sent++
-			}
-		}
-	}
-	return sent, ctx.Err()
-}
+// The lease holds four SendTimeouts: a push may be posted until two are
+// left, which leaves it half the lease to wait for its push service and a
+// free slot. Raising SendTimeout past a quarter of Lease does not compile.
+const _ = uint(Lease - 4*SendTimeout)
 
 // NextDue is when the earliest pending push is due (nil: none).
 func (s *Service) NextDue(ctx context.Context) (*time.Time, error) { return s.store.NextPushAt(ctx) }
@@ -107,6 +102,9 @@ func (s *Service) handle(ctx context.Context, m db.Mail) (bool, error) {
 	if len(body) > MaxPayload {
 		return mark("failed", fmt.Sprintf("payload of %d bytes", len(body)))
 	}
+	if s.late(m) {
+		return false, s.giveBack(ctx, m)
+	}
 	status, retryAfter, sendErr := s.send(ctx, d, body, out.msg)
 	switch {
 	case sendErr == nil && status >= 200 && status < 300:
@@ -138,6 +136,8 @@ func (s *Service) handle(ctx context.Context, m db.Mail) (bool, error) {
 // Retry-After; an error is a network failure.
 func (s *Service) send(ctx context.Context, d db.PushDevice, body []byte, msg *message) (int, time.Duration, error) {
 	ttl := max(int(msg.TTL/time.Second), 0)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.SendTimeout)
+	defer cancel()
 	resp, err := webpush.SendNotificationWithContext(ctx, body, &webpush.Subscription{Endpoint: d.Endpoint, Keys: webpush.Keys{P256dh: d.P256dh, Auth: d.Auth}},
 		&webpush.Options{HTTPClient: s.client, Subscriber: subscriber(s.cfg.Subject), VAPIDPublicKey: s.cfg.Keys.Public, VAPIDPrivateKey: s.cfg.Keys.Private,
 			TTL: ttl, Urgency: msg.Urgency, Topic: msg.Topic, RecordSize: RecordSize})

@@ -35,7 +35,8 @@
 //
 // Failures a real service answers with can be programmed per device:
 // FailNext (503 or 429, with Retry-After) and Gone (410), so that the
-// site's retries and its forgetting of dead subscriptions can be tested.
+// site's retries and its forgetting of dead subscriptions can be tested;
+// Hold keeps one request waiting, and Hang has the whole service stall.
 package pushtest
 
 import (
@@ -101,6 +102,7 @@ type Server struct {
 	rejections []string
 	changed    chan struct{} // closed, and replaced, whenever a push is accepted
 	messages   int           // numbers the Location of accepted messages
+	hung       chan struct{} // while not nil, every valid request waits for it (Hang)
 }
 
 // endpoint is the service's side of a device: its counters and the
@@ -276,6 +278,30 @@ func (s *Server) Hold(d *Device) (arrived <-chan struct{}, release func()) {
 	return h.arrived, func() { once.Do(func() { close(h.release) }) }
 }
 
+// Hang has the whole service stop answering, as a push service that
+// takes the connection and then stalls: every later valid request, to any
+// of its devices, waits unanswered until release is called or its sender
+// gives up, and is then answered 503 and not recorded as a push (Requests
+// counts it). After release the service answers as before. It lets a test
+// show that a hung service holds up only its own devices.
+func (s *Server) Hang() (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := make(chan struct{})
+	s.hung = h
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.hung == h {
+				s.hung = nil
+			}
+			s.mu.Unlock()
+			close(h)
+		})
+	}
+}
+
 // LimitBody has the device refuse, with 413, a body longer than n bytes,
 // as a constrained device does: Firefox for Android's subscriptions go
 // through autopush's bridge to FCM, which takes about 3070 bytes, so a
@@ -343,6 +369,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		close(h.arrived)
 		select {
 		case <-h.release:
+		case <-r.Context().Done():
+		}
+		http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
+		return
+	}
+	if h := s.hung; h != nil {
+		s.mu.Unlock()
+		select {
+		case <-h:
 		case <-r.Context().Done():
 		}
 		http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)

@@ -628,3 +628,36 @@ func TestConcurrentPushesAndWait(t *testing.T) {
 		t.Errorf("Wait for one too many: %v", err)
 	}
 }
+
+// A hung service answers no device until released, and then answers as
+// before; what it held is not recorded as a push.
+func TestHang(t *testing.T) {
+	s := New()
+	defer s.Close()
+	a, b := s.NewDevice("phone"), s.NewDevice("laptop")
+	priv, pub := vapidKeys(t)
+	release := s.Hang()
+	defer release()
+	impatient := &http.Client{Timeout: 200 * time.Millisecond}
+	o := &webpush.Options{HTTPClient: impatient, Subscriber: "test@example.com", TTL: 60, VAPIDPublicKey: pub, VAPIDPrivateKey: priv}
+	for _, d := range []*Device{a, b} {
+		res, err := webpush.SendNotificationWithContext(context.Background(), []byte("hi"),
+			&webpush.Subscription{Endpoint: d.Endpoint, Keys: webpush.Keys{P256dh: d.P256dh, Auth: d.Auth}}, o)
+		if err == nil {
+			res.Body.Close()
+			t.Fatalf("%s: answered %d while hung", d.Name, res.StatusCode)
+		}
+		if s.Requests(d) != 1 {
+			t.Errorf("%s: %d requests, want 1", d.Name, s.Requests(d))
+		}
+	}
+	release()
+	o.HTTPClient = nil
+	if res := sendWebpush(t, a, []byte("again"), o); res.StatusCode != http.StatusCreated {
+		t.Fatalf("after release: %d", res.StatusCode)
+	}
+	if p := s.Pushes(); len(p) != 1 || string(p[0].Payload) != "again" {
+		t.Errorf("pushes %+v, want only the one after release", p)
+	}
+	noRejections(t, s)
+}
