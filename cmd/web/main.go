@@ -1,6 +1,7 @@
 // Command web serves the No Thanks! site. It only wires: configuration from
-// the environment, the database pool and migrations, the services, the HTTP
-// server and a graceful shutdown.
+// the environment, the database (a Postgres of its own when DATABASE_URL is
+// unset and none runs at the default address) and migrations, the
+// services, the HTTP server and a graceful shutdown.
 //
 //	web          run the server (applies migrations first)
 //	web migrate  apply migrations and exit
@@ -23,7 +24,6 @@ import (
 	"nothanks/internal/app"
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
-	"nothanks/internal/db"
 	"nothanks/internal/handlers"
 	"nothanks/internal/moderation"
 )
@@ -58,11 +58,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("usage: web admin grant NAME (or: web admin revoke NAME)")
 	}
 
-	store, err := db.Open(ctx, cfg.DatabaseURL)
+	store, dbURL, closeDB, err := openDatabase(ctx, cfg, getenv, stdout)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer closeDB()
+	cfg.DatabaseURL = dbURL // the embedded server's, if it is the one
 	if err := store.Migrate(ctx); err != nil {
 		return err
 	}
@@ -111,12 +112,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		url = "http://" + ln.Addr().String()
 	}
 	logger.Info("listening", "addr", ln.Addr().String(), "url", url)
+	if cfg.SMTPURL == "" {
+		fmt.Fprintln(stdout, `Mail: SMTP_URL is unset, so mails are written to this log instead of being sent: the link that confirms a registration's address is in the text of its "mail (not sent: SMTP_URL is unset)" line`)
+	}
 	fmt.Fprintf(stdout, "No Thanks! is running: open %s\n", url)
 
 	srv.RegisterOnShutdown(a.Shutdown)
 	jobsCtx, stopJobs := context.WithCancel(ctx)
 	defer stopJobs()
-	go a.Run(jobsCtx)
+	jobsDone := make(chan struct{})
+	go func() {
+		a.Run(jobsCtx)
+		close(jobsDone)
+	}()
 
 	select {
 	case err := <-serveErr:
@@ -128,6 +136,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
+	}
+	// The background work ends before the database closes (and, if it is
+	// the app's own, stops).
+	stopJobs()
+	select {
+	case <-jobsDone:
+	case <-shutdownCtx.Done():
+		logger.Warn("background work still running at the end of the shutdown; closing the database anyway")
 	}
 	return nil
 }

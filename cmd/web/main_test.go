@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -100,12 +102,12 @@ func TestRunServesAndShutsDown(t *testing.T) {
 
 func TestRunCreatesMissingDatabaseAndMigrates(t *testing.T) {
 	name := fmt.Sprintf("nt_test_create_%d", time.Now().UnixNano())
-	dbURL := strings.Replace(dbtest.ServerURL(), "/postgres?", "/"+name+"?", 1)
-	if dbURL == dbtest.ServerURL() {
+	dbURL := strings.Replace(dbtest.ServerURL(t), "/postgres?", "/"+name+"?", 1)
+	if dbURL == dbtest.ServerURL(t) {
 		t.Skip("TEST_DATABASE_URL is not of the form .../postgres?...")
 	}
 	t.Cleanup(func() {
-		admin, err := sqlx.Connect("postgres", dbtest.ServerURL())
+		admin, err := sqlx.Connect("postgres", dbtest.ServerURL(t))
 		if err == nil {
 			admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
 			admin.Close()
@@ -129,10 +131,19 @@ func TestRunCreatesMissingDatabaseAndMigrates(t *testing.T) {
 	}
 }
 
+// A DATABASE_URL that is set is the only database tried: unreachable, it
+// is an error, never a switch to the app's own Postgres.
 func TestRunExplainsUnreachableDatabase(t *testing.T) {
-	err := run(context.Background(), nil, env(map[string]string{"DATABASE_URL": "postgres://postgres:secret@127.0.0.1:1/nothanks?sslmode=disable"}), io.Discard)
+	own := filepath.Join(t.TempDir(), "pg")
+	err := run(context.Background(), nil, env(map[string]string{
+		"DATABASE_URL":    "postgres://postgres:secret@127.0.0.1:1/nothanks?sslmode=disable",
+		"DEFAULT_PG_ADDR": "127.0.0.1:1", "EMBEDDED_PG_DIR": own,
+	}), io.Discard)
 	if err == nil {
 		t.Fatal("run with no Postgres returned nil")
+	}
+	if _, serr := os.Stat(own); !os.IsNotExist(serr) {
+		t.Errorf("an unreachable DATABASE_URL started the embedded Postgres in %s (%v)", own, serr)
 	}
 	msg := err.Error()
 	for _, want := range []string{"cannot reach Postgres", "127.0.0.1:1", "DATABASE_URL", "docker compose up -d db"} {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,19 @@ import (
 
 // Config is the server's settings.
 type Config struct {
-	DatabaseURL    string
+	DatabaseURL string
+	// DatabaseURLSet: DATABASE_URL was given, and is then the only
+	// database tried (an unreachable one is an error). Unset, DatabaseURL
+	// is the server at DefaultPGAddr, and the app starts a Postgres of its
+	// own (internal/pgembed) when nothing answers there.
+	DatabaseURLSet bool
+	// DefaultPGAddr is where a Postgres is looked for without DATABASE_URL.
+	DefaultPGAddr string
+	// EmbeddedPGDir is where the app's own Postgres keeps its data (empty:
+	// pgembed.DefaultDir), EmbeddedPGBin the directory of the Postgres
+	// programs it runs (empty: installed ones, else downloaded).
+	EmbeddedPGDir  string
+	EmbeddedPGBin  string
 	Addr           string
 	BaseURL        *url.URL
 	SessionSecret  string
@@ -51,9 +64,16 @@ type Config struct {
 // for background work (see app.WorkerConns).
 const MinDBMaxConns = 12
 
-// DefaultDatabaseURL is a local Postgres; lib/pq would require TLS without
+// DefaultPGAddr is where a Postgres is looked for when DATABASE_URL is
+// unset (the tests' server too); DEFAULT_PG_ADDR changes it.
+const DefaultPGAddr = "127.0.0.1:5432"
+
+// DatabaseURLAt is the URL of a database on the local Postgres at addr, as
+// user postgres without a password; lib/pq would require TLS without
 // sslmode=disable, which a local server rarely offers.
-const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/nothanks?sslmode=disable"
+func DatabaseURLAt(addr, database string) string {
+	return "postgres://postgres@" + addr + "/" + database + "?sslmode=disable"
+}
 
 // Load reads the settings through getenv (os.Getenv in main).
 func Load(getenv func(string) string) (Config, error) {
@@ -64,11 +84,21 @@ func Load(getenv func(string) string) (Config, error) {
 		return def
 	}
 	c := Config{
-		DatabaseURL:   get("DATABASE_URL", DefaultDatabaseURL),
+		DefaultPGAddr: get("DEFAULT_PG_ADDR", DefaultPGAddr),
+		EmbeddedPGDir: get("EMBEDDED_PG_DIR", ""),
+		EmbeddedPGBin: get("EMBEDDED_PG_BIN", ""),
 		Addr:          get("ADDR", "localhost:8080"),
 		SessionSecret: getenv("SESSION_SECRET"),
 		SMTPURL:       get("SMTP_URL", ""),
 		MailFrom:      get("MAIL_FROM", "No Thanks! <no-reply@localhost>"),
+	}
+	if _, _, err := net.SplitHostPort(c.DefaultPGAddr); err != nil {
+		return Config{}, fmt.Errorf("config: DEFAULT_PG_ADDR must be a host:port such as 127.0.0.1:5432, not %q", c.DefaultPGAddr)
+	}
+	c.DatabaseURL = get("DATABASE_URL", DatabaseURLAt(c.DefaultPGAddr, "nothanks"))
+	c.DatabaseURLSet = strings.TrimSpace(getenv("DATABASE_URL")) != ""
+	if c.EmbeddedPGDir != "" && !filepath.IsAbs(c.EmbeddedPGDir) {
+		return Config{}, fmt.Errorf("config: EMBEDDED_PG_DIR must be an absolute path, not %q", c.EmbeddedPGDir)
 	}
 	base, err := url.Parse(get("BASE_URL", "http://"+c.Addr))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {

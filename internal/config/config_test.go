@@ -44,3 +44,37 @@ func TestHardeningSettingsRejected(t *testing.T) {
 		})
 	}
 }
+
+func TestDatabaseDefaults(t *testing.T) {
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.DatabaseURL, "postgres://postgres@127.0.0.1:5432/nothanks?sslmode=disable"; got != want || c.DatabaseURLSet {
+		t.Errorf("unset: DatabaseURL %q (set %v), want %q", got, c.DatabaseURLSet, want)
+	}
+	c, err = load(map[string]string{"DEFAULT_PG_ADDR": "127.0.0.1:5433", "EMBEDDED_PG_DIR": "/srv/pg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.DatabaseURL, "postgres://postgres@127.0.0.1:5433/nothanks?sslmode=disable"; got != want || c.EmbeddedPGDir != "/srv/pg" {
+		t.Errorf("DEFAULT_PG_ADDR: DatabaseURL %q, EmbeddedPGDir %q", got, c.EmbeddedPGDir)
+	}
+	c, err = load(map[string]string{"DATABASE_URL": "postgres://db.example/nt", "DEFAULT_PG_ADDR": "127.0.0.1:5433"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DatabaseURL != "postgres://db.example/nt" || !c.DatabaseURLSet {
+		t.Errorf("DATABASE_URL: %q (set %v)", c.DatabaseURL, c.DatabaseURLSet)
+	}
+	for name, vars := range map[string]map[string]string{
+		"ErrDefaultAddr":   {"DEFAULT_PG_ADDR": "localhost"},
+		"ErrRelativePGDir": {"EMBEDDED_PG_DIR": "pg"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := load(vars); err == nil {
+				t.Errorf("%v accepted", vars)
+			}
+		})
+	}
+}

@@ -2,8 +2,11 @@
 // copied from a template database that is migrated once per set of
 // migrations, so tests never see each other's rows and may run in parallel.
 //
-// TEST_DATABASE_URL names the server (default: postgres on 127.0.0.1:5432
-// as user postgres, sslmode=disable). Only tests import this package.
+// The server is TEST_DATABASE_URL's, else the one at the default address
+// (DEFAULT_PG_ADDR, 127.0.0.1:5432, as user postgres, sslmode=disable),
+// else, when nothing answers there, an embedded one (internal/pgembed)
+// that every test binary of a `go test` run shares and that stops when
+// the run ends. Only tests import this package.
 package dbtest
 
 import (
@@ -13,24 +16,103 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	_ "github.com/lib/pq" // the postgres driver
 
+	"nothanks/internal/config"
 	"nothanks/internal/db"
+	"nothanks/internal/pgembed"
 	"nothanks/migrations"
 )
 
+// init lets the shared embedded server's supervisor be this test binary
+// run again (pgembed.Shared): the one program sure to be at hand, and
+// this the one package every database test binary imports. Otherwise it
+// does nothing.
+func init() { pgembed.SuperviseIfAsked() }
+
+// server is this test binary's Postgres, found once.
+var server struct {
+	once     sync.Once
+	url      string
+	err      error
+	embedded *pgembed.Server // held until the process ends
+}
+
+// testSettings make the embedded test server quick: its databases are
+// thrown away, so a crash may lose what it likes.
+var testSettings = map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
+
 // ServerURL is the connection URL of the test server's admin database.
-func ServerURL() string {
-	if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
-		return u
+func ServerURL(t testing.TB) string {
+	t.Helper()
+	server.once.Do(findServer)
+	if server.err != nil {
+		t.Fatal(server.err)
 	}
-	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	return server.url
+}
+
+func findServer() {
+	if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
+		server.url = u
+		return
+	}
+	addr := config.DefaultPGAddr
+	if a := strings.TrimSpace(os.Getenv("DEFAULT_PG_ADDR")); a != "" {
+		addr = a
+	}
+	if c, err := net.DialTimeout("tcp", addr, 2*time.Second); err == nil {
+		c.Close()
+		server.url = config.DatabaseURLAt(addr, "postgres")
+		return
+	}
+	dir, err := pgembed.SharedDir()
+	if err == nil {
+		server.embedded, err = pgembed.Shared(context.Background(), pgembed.Options{Dir: dir, Settings: testSettings, TrustLocal: true})
+	}
+	if err != nil {
+		server.err = fmt.Errorf("dbtest: nothing answers at %s and TEST_DATABASE_URL is unset, and the embedded test server did not start: %w", addr, err)
+		return
+	}
+	server.url = server.embedded.URL("postgres")
+	if server.embedded.Started {
+		server.err = sweep(server.url)
+	}
+}
+
+// sweep drops what test processes killed on an earlier run left behind
+// (their databases; templates of other migrations) when the embedded
+// server starts, which is when no other test process uses it.
+func sweep(adminURL string) error {
+	admin, err := sqlx.Connect("postgres", adminURL)
+	if err != nil {
+		return fmt.Errorf("dbtest: %w", err)
+	}
+	defer admin.Close()
+	sum, err := migrationsHash()
+	if err != nil {
+		return err
+	}
+	var stale []string
+	if err := admin.Select(&stale, `SELECT datname FROM pg_database
+		WHERE datname LIKE 'nt\_test\_%' OR (datname LIKE 'nt\_template\_%' AND datname <> $1)`, "nt_template_"+sum); err != nil {
+		return fmt.Errorf("dbtest: list stale databases: %w", err)
+	}
+	for _, name := range stale {
+		if _, err := admin.Exec(fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)); err != nil {
+			return fmt.Errorf("dbtest: drop %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // New returns a store on a new, migrated, empty database, dropped when the
@@ -46,12 +128,13 @@ func New(t testing.TB) *db.Store {
 func NewWithURL(t testing.TB) (*db.Store, string) {
 	t.Helper()
 	ctx := context.Background()
-	admin, err := sqlx.Connect("postgres", ServerURL())
+	serverURL := ServerURL(t)
+	admin, err := sqlx.Connect("postgres", serverURL)
 	if err != nil {
-		t.Fatalf("dbtest: connect to Postgres at %s: %v (start Postgres or set TEST_DATABASE_URL)", db.Redact(ServerURL()), err)
+		t.Fatalf("dbtest: connect to Postgres at %s: %v (start Postgres there, or set TEST_DATABASE_URL)", db.Redact(serverURL), err)
 	}
 	defer admin.Close()
-	template, err := ensureTemplate(ctx, admin)
+	template, err := ensureTemplate(ctx, admin, serverURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,14 +142,14 @@ func NewWithURL(t testing.TB) (*db.Store, string) {
 	if _, err := admin.ExecContext(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template)); err != nil {
 		t.Fatalf("dbtest: create database: %v", err)
 	}
-	dbURL := withDatabase(ServerURL(), name)
+	dbURL := withDatabase(serverURL, name)
 	store, err := db.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		store.Close()
-		admin, err := sqlx.Connect("postgres", ServerURL())
+		admin, err := sqlx.Connect("postgres", serverURL)
 		if err != nil {
 			t.Errorf("dbtest: drop %s: %v", name, err)
 			return
@@ -81,7 +164,7 @@ func NewWithURL(t testing.TB) (*db.Store, string) {
 
 // ensureTemplate makes the template database for the current migrations if
 // no test process has made it yet.
-func ensureTemplate(ctx context.Context, admin *sqlx.DB) (string, error) {
+func ensureTemplate(ctx context.Context, admin *sqlx.DB, serverURL string) (string, error) {
 	sum, err := migrationsHash()
 	if err != nil {
 		return "", err
@@ -111,7 +194,7 @@ func ensureTemplate(ctx context.Context, admin *sqlx.DB) (string, error) {
 	if _, err := conn.ExecContext(ctx, "CREATE DATABASE "+building); err != nil {
 		return "", fmt.Errorf("dbtest: create template: %w", err)
 	}
-	store, err := db.Open(ctx, withDatabase(ServerURL(), building))
+	store, err := db.Open(ctx, withDatabase(serverURL, building))
 	if err != nil {
 		return "", err
 	}
