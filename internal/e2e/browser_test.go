@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -105,8 +107,29 @@ func byTestID(id string) chromedp.CSS { return chromedp.CSS(`[data-testid="` + i
 // screenshot saves a PNG of the page under testdata/screenshots for review.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	if h := get(t, ctx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`)); h > maxShotHeight {
+		// Chromium refuses to capture a page much taller than this ("Page
+		// is too large"); the long reference pages are kept from the top.
+		w := get(t, ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth`))
+		top := func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+			yes := true
+			r, err := cdp.Call(ctx, tg, page.CaptureScreenshot, page.CaptureScreenshotParams{
+				CaptureBeyondViewport: &yes, FromSurface: &yes,
+				Clip: &page.Viewport{Width: w, Height: maxShotHeight, Scale: 1},
+			})
+			if err != nil {
+				return nil, err
+			}
+			return r.Data, nil
+		}
+		savePNG(t, name, get(t, ctx, chromedp.Action[[]byte](top)))
+		return
+	}
 	savePNG(t, name, get(t, ctx, chromedp.FullScreenshot(100)))
 }
+
+// maxShotHeight is the tallest screenshot kept, in CSS pixels.
+const maxShotHeight = 12000
 
 // savePNG keeps a screenshot in testdata/screenshots.
 func savePNG(t *testing.T, name string, png []byte) {

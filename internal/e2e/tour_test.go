@@ -213,6 +213,7 @@ func newTour(t *testing.T) tour {
 			{"tournament-creator", fmt.Sprintf("/tournaments/%d", upcoming)}, {"tournament-edit", fmt.Sprintf("/tournaments/%d/edit", upcoming)},
 			{"tournament-player", fmt.Sprintf("/tournaments/%d", running)}, {"schedules", "/admin/schedules"},
 			{"table-bot-account-player", fmt.Sprintf("/games/%d", withBot)},
+			{"leave-game", fmt.Sprintf("/games/%d/leave", played)}, {"my-reliability", "/my/reliability"},
 		},
 	}
 }

@@ -15,8 +15,10 @@ import (
 )
 
 var (
-	namedHole  = regexp.MustCompile(`\{\{\.\w+\}\}`)
-	printfVerb = regexp.MustCompile(`%(\[\d+\])?[-+# 0-9.]*[a-zA-Z]`)
+	namedHole = regexp.MustCompile(`\{\{\.\w+\}\}`)
+	// A literal %% is not a verb, and no message uses the space flag, so
+	// "90 % of" is text, not a verb.
+	printfVerb = regexp.MustCompile(`%%|%(\[\d+\])?[-+#0-9.]*[a-zA-Z]`)
 )
 
 // holes lists a text's placeholders: {{.Name}} once each, printf verbs in
@@ -29,6 +31,9 @@ func holes(s string) []string {
 		}
 	}
 	for _, v := range printfVerb.FindAllString(s, -1) {
+		if v == "%%" {
+			continue
+		}
 		out = append(out, regexp.MustCompile(`\[\d+\]`).ReplaceAllString(v, ""))
 	}
 	sort.Strings(out)
