@@ -115,8 +115,18 @@ func (t *Tx) LastCountingAbandonment(ctx context.Context, userID int64) (*Abando
 	if err := exec(ctx, t.tx, "lock user", `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, userID); err != nil {
 		return nil, err
 	}
+	return lastCountingAbandonment(ctx, t.tx, userID)
+}
+
+// LastCountingAbandonment is the same read without the lock, for saying
+// what a leave would cost before it is made.
+func (s *Store) LastCountingAbandonment(ctx context.Context, userID int64) (*Abandonment, error) {
+	return lastCountingAbandonment(ctx, s.DB, userID)
+}
+
+func lastCountingAbandonment(ctx context.Context, q queryer, userID int64) (*Abandonment, error) {
 	var a Abandonment
-	err := get(ctx, t.tx, &a, `SELECT `+abandonmentColumns+` FROM abandonments
+	err := get(ctx, q, &a, `SELECT `+abandonmentColumns+` FROM abandonments
 		WHERE user_id = $1 AND answer IS DISTINCT FROM 'forgiven' ORDER BY at DESC, id DESC LIMIT 1`, userID)
 	if errors.Is(notFound(err), ErrNotFound) {
 		return nil, nil

@@ -140,7 +140,7 @@ func (s *Server) leaveConfirm(c echo.Context) error {
 	}
 	v := views.LeaveView{GameID: id, Ranked: cost.Ranked, Tournament: cost.Tournament, Step: cost.Step}
 	if cost.Pause > 0 {
-		v.Pause = durationWords(ctx, cost.Pause)
+		v.Pause = durationLabel(ctx, int(cost.Pause/time.Second))
 	}
 	return render(c, http.StatusOK, views.LeaveGamePage(s.page(c, tr(c, "Leave game #{{.ID}}?", "ID", id)), v))
 }
@@ -156,16 +156,6 @@ func (s *Server) abandonGame(c echo.Context) error {
 	}
 	s.setFlash(c, "ok", tr(c, "You left game #{{.ID}}: a bot plays your seat to the end, and you are placed last.", "ID", id))
 	return redirect(c, fmt.Sprintf("/games/%d", id))
-}
-
-// durationWords says a pause's length: "1 hour", "3 days".
-func durationWords(ctx context.Context, d time.Duration) string {
-	if h := int(math.Round(d.Hours())); h%24 == 0 && h >= 24 {
-		return i18n.N(ctx, "{{.Count}} day", "{{.Count}} days", h/24)
-	} else if h >= 1 {
-		return i18n.N(ctx, "{{.Count}} hour", "{{.Count}} hours", h)
-	}
-	return i18n.N(ctx, "{{.Count}} minute", "{{.Count}} minutes", int(math.Ceil(d.Minutes())))
 }
 
 // reliabilityPage is a player's own record: the figure, the pause that
@@ -192,7 +182,7 @@ func (s *Server) renderReliability(c echo.Context, status int, appealID int64, f
 		av := views.AbandonmentView{ID: a.ID, GameID: a.GameID, Left: a.How == db.AbandonedByLeaving, When: i18n.DateTime(lang, a.At.In(loc)), Step: a.Step,
 			CanAppeal: a.AppealedAt == nil}
 		if a.PauseUntil != nil {
-			av.Pause = durationWords(ctx, a.PauseUntil.Sub(a.At))
+			av.Pause = durationLabel(ctx, int(a.PauseUntil.Sub(a.At)/time.Second))
 		}
 		if a.Appeal != nil {
 			av.Appeal = *a.Appeal

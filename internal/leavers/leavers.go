@@ -94,17 +94,26 @@ func (s *Service) abandoned(ctx context.Context, tx *db.Tx, g db.Game, seat db.S
 	if err != nil {
 		return err
 	}
+	a := db.Abandonment{UserID: *seat.UserID, GameID: g.ID, How: how, At: now}
+	a.Step, a.PauseUntil = nextStep(prev, now)
+	return tx.AddAbandonment(ctx, a)
+}
+
+// nextStep is the step a rated abandonment at now takes after the
+// player's last one that counts (nil: none), and the end of the pause it
+// brings (nil: none).
+func nextStep(prev *db.Abandonment, now time.Time) (int, *time.Time) {
 	var prevAt *time.Time
 	prevStep := 0
 	if prev != nil {
 		prevAt, prevStep = &prev.At, prev.Step
 	}
-	a := db.Abandonment{UserID: *seat.UserID, GameID: g.ID, How: how, At: now, Step: reliability.Step(prevAt, prevStep, now)}
-	if d := reliability.PauseFor(a.Step); d > 0 {
+	step := reliability.Step(prevAt, prevStep, now)
+	if d := reliability.PauseFor(step); d > 0 {
 		until := now.Add(d)
-		a.PauseUntil = &until
+		return step, &until
 	}
-	return tx.AddAbandonment(ctx, a)
+	return step, nil
 }
 
 // ErrPaused is a refusal of rated play to a paused player, with when the
@@ -121,12 +130,9 @@ func ErrPaused(a db.Abandonment) error {
 // call it where a player asks to play; the matcher leaves a paused
 // player waiting in the queue aside too.
 func (s *Service) CheckRated(ctx context.Context, u db.User) error {
-	if u.Bot {
-		return nil
-	}
-	a, err := s.store.PauseOf(ctx, u.ID, s.clock.Now())
+	a, err := s.PauseOf(ctx, u)
 	if err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not read the pauses")
+		return err
 	}
 	if a != nil {
 		return ErrPaused(*a)
@@ -209,20 +215,15 @@ func (s *Service) LeaveCost(ctx context.Context, u db.User, gameID int64) (Cost,
 		c.Tournament = *st.Game.TournamentID
 	}
 	if c.Ranked && !u.Bot {
-		last, err := s.store.Abandonments(ctx, u.ID, 20)
+		prev, err := s.store.LastCountingAbandonment(ctx, u.ID)
 		if err != nil {
 			return Cost{}, apperr.Wrap(err, apperr.Internal, "could not read the abandonments")
 		}
-		var prevAt *time.Time
-		prevStep := 0
-		for i := range last {
-			if last[i].Answer == nil || *last[i].Answer != db.AppealForgiven {
-				prevAt, prevStep = &last[i].At, last[i].Step
-				break
-			}
+		now := s.clock.Now()
+		var until *time.Time
+		if c.Step, until = nextStep(prev, now); until != nil {
+			c.Pause = until.Sub(now)
 		}
-		c.Step = reliability.Step(prevAt, prevStep, s.clock.Now())
-		c.Pause = reliability.PauseFor(c.Step)
 	}
 	return c, nil
 }
