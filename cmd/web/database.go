@@ -22,14 +22,15 @@ import (
 func openDatabase(ctx context.Context, cfg config.Config, getenv func(string) string, stdout io.Writer) (store *db.Store, dbURL string, closeDB func(), err error) {
 	store, err = db.Open(ctx, cfg.DatabaseURL)
 	var unreachable *db.UnreachableError
-	switch {
-	case err == nil && cfg.DatabaseURLSet:
-		fmt.Fprintf(stdout, "Postgres: %s (DATABASE_URL)\n", db.Redact(cfg.DatabaseURL))
+	if err == nil {
+		which := fmt.Sprintf("the server at %s (DATABASE_URL is unset)", cfg.DefaultPGAddr)
+		if cfg.DatabaseURLSet {
+			which = db.Redact(cfg.DatabaseURL) + " (DATABASE_URL)"
+		}
+		fmt.Fprintf(stdout, "Postgres: %s\n", which)
 		return store, cfg.DatabaseURL, func() { store.Close() }, nil
-	case err == nil:
-		fmt.Fprintf(stdout, "Postgres: the server at %s (DATABASE_URL is unset)\n", cfg.DefaultPGAddr)
-		return store, cfg.DatabaseURL, func() { store.Close() }, nil
-	case cfg.DatabaseURLSet || !errors.As(err, &unreachable):
+	}
+	if cfg.DatabaseURLSet || !errors.As(err, &unreachable) {
 		return nil, "", nil, err
 	}
 	dir := cfg.EmbeddedPGDir

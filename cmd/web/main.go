@@ -125,6 +125,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		a.Run(jobsCtx)
 		close(jobsDone)
 	}()
+	// The background work ends before the database closes (and, if it is
+	// the app's own, stops), however run returns.
+	defer func() {
+		stopJobs()
+		select {
+		case <-jobsDone:
+		case <-time.After(15 * time.Second):
+			logger.Warn("background work still running 15 s after it was asked to stop; closing the database anyway")
+		}
+	}()
 
 	select {
 	case err := <-serveErr:
@@ -136,14 +146,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
-	}
-	// The background work ends before the database closes (and, if it is
-	// the app's own, stops).
-	stopJobs()
-	select {
-	case <-jobsDone:
-	case <-shutdownCtx.Done():
-		logger.Warn("background work still running at the end of the shutdown; closing the database anyway")
 	}
 	return nil
 }

@@ -75,6 +75,20 @@ func DatabaseURLAt(addr, database string) string {
 	return "postgres://postgres@" + addr + "/" + database + "?sslmode=disable"
 }
 
+// PGAddr is where a Postgres is looked for without DATABASE_URL:
+// DEFAULT_PG_ADDR (a host:port), else DefaultPGAddr. The tests' server
+// is looked for there too.
+func PGAddr(getenv func(string) string) (string, error) {
+	addr := strings.TrimSpace(getenv("DEFAULT_PG_ADDR"))
+	if addr == "" {
+		return DefaultPGAddr, nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return "", fmt.Errorf("config: DEFAULT_PG_ADDR must be a host:port such as 127.0.0.1:5432, not %q", addr)
+	}
+	return addr, nil
+}
+
 // Load reads the settings through getenv (os.Getenv in main).
 func Load(getenv func(string) string) (Config, error) {
 	get := func(key, def string) string {
@@ -84,7 +98,6 @@ func Load(getenv func(string) string) (Config, error) {
 		return def
 	}
 	c := Config{
-		DefaultPGAddr: get("DEFAULT_PG_ADDR", DefaultPGAddr),
 		EmbeddedPGDir: get("EMBEDDED_PG_DIR", ""),
 		EmbeddedPGBin: get("EMBEDDED_PG_BIN", ""),
 		Addr:          get("ADDR", "localhost:8080"),
@@ -92,8 +105,9 @@ func Load(getenv func(string) string) (Config, error) {
 		SMTPURL:       get("SMTP_URL", ""),
 		MailFrom:      get("MAIL_FROM", "No Thanks! <no-reply@localhost>"),
 	}
-	if _, _, err := net.SplitHostPort(c.DefaultPGAddr); err != nil {
-		return Config{}, fmt.Errorf("config: DEFAULT_PG_ADDR must be a host:port such as 127.0.0.1:5432, not %q", c.DefaultPGAddr)
+	var err error
+	if c.DefaultPGAddr, err = PGAddr(getenv); err != nil {
+		return Config{}, err
 	}
 	c.DatabaseURL = get("DATABASE_URL", DatabaseURLAt(c.DefaultPGAddr, "nothanks"))
 	c.DatabaseURLSet = strings.TrimSpace(getenv("DATABASE_URL")) != ""

@@ -265,7 +265,7 @@ func TestPostgresRefusingConnectionsAnswers503(t *testing.T) {
 	ctx := context.Background()
 	role := fmt.Sprintf("nt_limited_%d", time.Now().UnixNano())
 	for _, q := range []string{
-		"CREATE ROLE " + role + " LOGIN CONNECTION LIMIT 3",
+		"CREATE ROLE " + role + " LOGIN PASSWORD 'limited' CONNECTION LIMIT 3",
 		"GRANT ALL ON ALL TABLES IN SCHEMA public TO " + role,
 		"GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO " + role,
 	} {
@@ -274,7 +274,7 @@ func TestPostgresRefusingConnectionsAnswers503(t *testing.T) {
 		}
 	}
 	u, _ := url.Parse(dbURL)
-	u.User = url.User(role)
+	u.User = url.UserPassword(role, "limited")
 	limited, err := db.Open(ctx, u.String())
 	if err != nil {
 		t.Fatal(err)

@@ -53,7 +53,6 @@ func installedDirs() []string {
 		"/usr/local/pgsql/bin",
 	} {
 		m, _ := filepath.Glob(pattern)
-		sort.Slice(m, func(i, j int) bool { return versionLess(m[j], m[i]) })
 		dirs = append(dirs, m...)
 	}
 	for _, prog := range []string{"pg_ctl", "postgres"} {
@@ -64,13 +63,21 @@ func installedDirs() []string {
 	return dirs
 }
 
-// versionLess orders paths by the first number in them (postgresql@9 before @16).
+// versionLess orders versions by their numbers, major first (9.6 before
+// 16.1, 15.2 before 15.14).
 func versionLess(a, b string) bool {
-	re := regexp.MustCompile(`\d+(\.\d+)?`)
-	na, _ := strconv.ParseFloat(re.FindString(a), 64)
-	nb, _ := strconv.ParseFloat(re.FindString(b), 64)
-	return na < nb
+	na, nb := versionNumber.FindAllString(a, -1), versionNumber.FindAllString(b, -1)
+	for i := 0; i < len(na) && i < len(nb); i++ {
+		x, _ := strconv.Atoi(na[i])
+		y, _ := strconv.Atoi(nb[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return len(na) < len(nb)
 }
+
+var versionNumber = regexp.MustCompile(`\d+`)
 
 // inspect checks that dir has the three programs and asks postgres its version.
 func inspect(dir string) (Binaries, error) {
@@ -165,6 +172,7 @@ func download(o Options, major string) (Binaries, error) {
 		cfg = cfg.CachePath(o.cachePath)
 	}
 	err := embeddedpostgres.NewDatabase(cfg).Start()
+	removeLibraryLog()
 	os.RemoveAll(scratch)
 	b, ierr := inspect(filepath.Join(target, "bin"))
 	if ierr != nil {

@@ -8,8 +8,9 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 )
 
@@ -50,12 +51,13 @@ func fakeRelease(t *testing.T) []byte {
 // the server's directory once, and found there afterwards.
 func TestDownloadUnpacksOnce(t *testing.T) {
 	jar := fakeRelease(t)
-	var asked atomic.Int32
-	var paths []string
+	var mu sync.Mutex
+	var paths []string // the jars asked for
 	repo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, ".jar") {
-			asked.Add(1)
+			mu.Lock()
 			paths = append(paths, r.URL.Path)
+			mu.Unlock()
 			w.Write(jar)
 			return
 		}
@@ -73,11 +75,14 @@ func TestDownloadUnpacksOnce(t *testing.T) {
 			t.Errorf("got %+v, want the binaries of 18.3 in %s", b, want)
 		}
 	}
-	if got := asked.Load(); got != 1 {
+	mu.Lock()
+	asked := slices.Clone(paths)
+	mu.Unlock()
+	if got := len(asked); got != 1 {
 		t.Errorf("%d downloads, want 1", got)
 	}
-	if len(paths) == 0 || !strings.Contains(paths[0], "/18.3.0/") {
-		t.Errorf("asked for %v, want the library's newest version", paths)
+	if len(asked) == 0 || !strings.Contains(asked[0], "/18.3.0/") {
+		t.Errorf("asked for %v, want the library's newest version", asked)
 	}
 	if _, err := download(Options{Dir: dir, DownloadFrom: repo.URL, cachePath: filepath.Join(dir, "cache")}, "8.4"); err == nil || !strings.Contains(err.Error(), "install Postgres 8.4") {
 		t.Errorf("data of a version the library cannot download: %v", err)

@@ -50,11 +50,11 @@ type Options struct {
 	Settings map[string]string
 	// Output receives what initdb and pg_ctl print; nil: nothing.
 	Output io.Writer
-	// TrustLocal lets any role in from loopback without a password, as
-	// the default address's server is expected to (tests make roles of
-	// their own and connect as them); else the superuser's password is
-	// needed.
-	TrustLocal bool
+	// OnStart, if set, is called by Shared when this process started the
+	// server, with the admin database's URL, while no other process can
+	// join it yet (dbtest drops what killed test runs left behind); an
+	// error stops the server again.
+	OnStart func(adminURL string) error
 	// DownloadFrom is the Maven repository to download binaries from
 	// (empty: the library's default, Maven Central).
 	DownloadFrom string
@@ -280,7 +280,7 @@ func launch(ctx context.Context, o Options) (*Server, error) {
 		lastErr = embeddedpostgres.NewDatabase(cfg).Start()
 		removeLibraryLog()
 		if lastErr == nil {
-			if err := s.authentication(ctx, o.TrustLocal); err != nil {
+			if err := s.authentication(ctx); err != nil {
 				s.Stop()
 				return nil, err
 			}
@@ -324,30 +324,28 @@ func (s *Server) settings(extra map[string]string) map[string]string {
 	return p
 }
 
-// hbaTrust is the pg_hba.conf of a server that trusts loopback.
-const hbaTrust = "# Written by internal/pgembed (TrustLocal): loopback needs no password.\n" +
-	"host all all 127.0.0.1/32 trust\n" +
-	"host all all ::1/128 trust\n"
+// passwordOnly is the pg_hba.conf of the package's servers: any role
+// needs its password, since any local user can reach the port.
+const passwordOnly = "host all all 127.0.0.1/32 password\nhost all all ::1/128 password\n"
 
-// authentication makes the cluster's pg_hba.conf trust loopback or not,
-// and has the server read it again if it changed. initdb (through the
-// library) writes one that asks everyone for a password.
-func (s *Server) authentication(ctx context.Context, trust bool) error {
+// trustMark begins the pg_hba.conf that an earlier version wrote for test
+// servers, which let anyone in from loopback without a password.
+const trustMark = "# Written by internal/pgembed (TrustLocal)"
+
+// authentication makes a cluster that an earlier version set to trust
+// loopback ask for passwords again, and has the server read it. initdb
+// (through the library) writes one that asks everyone for a password.
+func (s *Server) authentication(ctx context.Context) error {
 	path := filepath.Join(s.Dir, "data", "pg_hba.conf")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("pgembed: %w", err)
 	}
-	ours := strings.HasPrefix(string(b), hbaTrust[:strings.Index(hbaTrust, ":")])
-	if trust == ours {
+	if !strings.HasPrefix(string(b), trustMark) {
 		return nil
 	}
-	want := hbaTrust
-	if !trust {
-		want = "host all all 127.0.0.1/32 password\nhost all all ::1/128 password\n"
-	}
 	// WriteFile keeps the file's owner (the postgres user, as root).
-	if err := os.WriteFile(path, []byte(want), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(passwordOnly), 0o600); err != nil {
 		return fmt.Errorf("pgembed: %w", err)
 	}
 	db, err := open(s.Port, s.password)
@@ -357,16 +355,6 @@ func (s *Server) authentication(ctx context.Context, trust bool) error {
 	defer db.Close()
 	if _, err := db.ExecContext(ctx, `SELECT pg_reload_conf()`); err != nil {
 		return fmt.Errorf("pgembed: reload pg_hba.conf: %w", err)
-	}
-	// The server reads it on a signal, soon after: wait until it has.
-	for deadline := time.Now().Add(10 * time.Second); trust; {
-		if _, err := dataDirectory(ctx, s.Port, ""); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("pgembed: the server does not trust loopback 10 s after reading pg_hba.conf again")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	return nil
 }

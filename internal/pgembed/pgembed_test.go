@@ -173,19 +173,32 @@ func TestStartKeepsDataAcrossRestarts(t *testing.T) {
 		t.Errorf("rows after a restart: got %d, want %d", got, want)
 	}
 
-	t.Run("TrustLocal", func(t *testing.T) {
-		// A Server with the port alone connects without the password.
-		if db, err := sql.Open("postgres", (&Server{Port: s.Port}).URL("app")); err == nil && db.Ping() == nil {
+	t.Run("PasswordNeeded", func(t *testing.T) {
+		// A Server with the port alone (no password) is refused, also on
+		// a cluster an earlier version set to trust loopback.
+		refused := func(port int) bool {
+			db, err := sql.Open("postgres", (&Server{Port: port}).URL("app"))
+			if err != nil {
+				return true
+			}
+			defer db.Close()
+			return db.Ping() != nil
+		}
+		if !refused(s.Port) {
 			t.Error("a connection without the password got in")
 		}
 		s.Stop()
-		trusting, err := Start(context.Background(), Options{Dir: dir, Settings: fast, TrustLocal: true})
-		if err != nil {
+		hba := filepath.Join(dir, "data", "pg_hba.conf")
+		old := trustMark + ": loopback needs no password.\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n"
+		if err := os.WriteFile(hba, []byte(old), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		defer trusting.Stop()
-		if got, want := count(t, &Server{Port: trusting.Port}), 1; got != want {
-			t.Errorf("rows without a password: got %d, want %d", got, want)
+		again := start(t, dir)
+		if !refused(again.Port) {
+			t.Error("a cluster left trusting loopback still lets a connection without the password in")
+		}
+		if got, want := count(t, again), 1; got != want {
+			t.Errorf("rows with the password: got %d, want %d", got, want)
 		}
 	})
 }

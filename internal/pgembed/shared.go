@@ -74,6 +74,12 @@ func Shared(ctx context.Context, o Options) (*Server, error) {
 		if s, err = launch(ctx, o); err != nil {
 			return nil, err
 		}
+		if o.OnStart != nil {
+			if err := o.OnStart(s.URL("postgres")); err != nil {
+				pgCtlStop(s.prefix, filepath.Join(o.Dir, "data"), "fast")
+				return nil, err
+			}
+		}
 		st = s.state()
 	}
 	if err := s.enlist(st); err != nil {
@@ -206,10 +212,15 @@ func supervise(dir string, grace, every time.Duration) int {
 			return 1
 		}
 		done, code := superviseOnce(dir, &lastUsed, grace, logf)
-		lock.Close()
 		if done {
+			// Give up supervising before the directory's lock, so that a
+			// process that takes the lock next and finds no server starts
+			// a supervisor that is not refused as a second one.
+			me.Close()
+			lock.Close()
 			return code
 		}
+		lock.Close()
 	}
 }
 

@@ -66,9 +66,10 @@ func findServer() {
 		server.url = u
 		return
 	}
-	addr := config.DefaultPGAddr
-	if a := strings.TrimSpace(os.Getenv("DEFAULT_PG_ADDR")); a != "" {
-		addr = a
+	addr, err := config.PGAddr(os.Getenv)
+	if err != nil {
+		server.err = fmt.Errorf("dbtest: %w", err)
+		return
 	}
 	if c, err := net.DialTimeout("tcp", addr, 2*time.Second); err == nil {
 		c.Close()
@@ -77,21 +78,19 @@ func findServer() {
 	}
 	dir, err := pgembed.SharedDir()
 	if err == nil {
-		server.embedded, err = pgembed.Shared(context.Background(), pgembed.Options{Dir: dir, Settings: testSettings, TrustLocal: true})
+		server.embedded, err = pgembed.Shared(context.Background(), pgembed.Options{Dir: dir, Settings: testSettings, OnStart: sweep})
 	}
 	if err != nil {
 		server.err = fmt.Errorf("dbtest: nothing answers at %s and TEST_DATABASE_URL is unset, and the embedded test server did not start: %w", addr, err)
 		return
 	}
 	server.url = server.embedded.URL("postgres")
-	if server.embedded.Started {
-		server.err = sweep(server.url)
-	}
 }
 
 // sweep drops what test processes killed on an earlier run left behind
 // (their databases; templates of other migrations) when the embedded
-// server starts, which is when no other test process uses it.
+// server starts, called by pgembed.Shared before any other test process
+// may join it.
 func sweep(adminURL string) error {
 	admin, err := sqlx.Connect("postgres", adminURL)
 	if err != nil {
