@@ -267,7 +267,7 @@ func (t *Tx) WaitingForUpdate(ctx context.Context, now time.Time) ([]QueueEntry,
 		SELECT `+queueColumns+`
 		FROM ranked_queue q JOIN users u ON u.id = q.user_id LEFT JOIN reliability r ON r.user_id = q.user_id
 		WHERE q.game_id IS NULL
-			AND NOT EXISTS (SELECT 1 FROM abandonments a WHERE a.user_id = q.user_id AND a.pause_until > $1 AND a.answer IS DISTINCT FROM 'forgiven')
+			AND NOT `+pausedUser("q.user_id", "$1")+`
 		FOR UPDATE OF q`, now)
 	if err != nil {
 		return nil, fmt.Errorf("db: waiting players: %w", err)

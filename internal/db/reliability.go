@@ -163,10 +163,23 @@ func (t *Tx) PauseOf(ctx context.Context, userID int64, now time.Time) (*Abandon
 	return pauseOf(ctx, t.tx, userID, now)
 }
 
+// pauseHolds is the SQL condition that abandonment a's pause from rated
+// play holds at the time now (a parameter): not yet ended, and not
+// forgiven on appeal.
+func pauseHolds(a, now string) string {
+	return a + ".pause_until > " + now + " AND " + a + ".answer IS DISTINCT FROM 'forgiven'"
+}
+
+// pausedUser is the SQL condition that the user userID (a column) is
+// paused from rated play at the time now (a parameter).
+func pausedUser(userID, now string) string {
+	return "EXISTS (SELECT 1 FROM abandonments a WHERE a.user_id = " + userID + " AND " + pauseHolds("a", now) + ")"
+}
+
 func pauseOf(ctx context.Context, q queryer, userID int64, now time.Time) (*Abandonment, error) {
 	var a Abandonment
-	err := get(ctx, q, &a, `SELECT `+abandonmentColumns+` FROM abandonments
-		WHERE user_id = $1 AND pause_until > $2 AND answer IS DISTINCT FROM 'forgiven' ORDER BY pause_until DESC LIMIT 1`, userID, now)
+	err := get(ctx, q, &a, `SELECT `+abandonmentColumns+` FROM abandonments a
+		WHERE a.user_id = $1 AND `+pauseHolds("a", "$2")+` ORDER BY a.pause_until DESC LIMIT 1`, userID, now)
 	if errors.Is(notFound(err), ErrNotFound) {
 		return nil, nil
 	}

@@ -405,7 +405,7 @@ func (t *Tx) FreePlayers(ctx context.Context, id int64, rated bool, now time.Tim
 	var out []TournamentPlayer
 	err := sel(ctx, t.tx, &out, `SELECT p.tournament_id, p.user_id, p.status, p.rating, p.free_since, p.points
 		FROM tournament_players p WHERE p.tournament_id = $1 AND p.status = 'active' AND p.game_id IS NULL
-			AND NOT ($2 AND EXISTS (SELECT 1 FROM abandonments a WHERE a.user_id = p.user_id AND a.pause_until > $3 AND a.answer IS DISTINCT FROM 'forgiven'))`, id, rated, now)
+			AND NOT ($2 AND `+pausedUser("p.user_id", "$3")+`)`, id, rated, now)
 	if err != nil {
 		return nil, fmt.Errorf("db: free players of tournament %d: %w", id, err)
 	}

@@ -532,3 +532,38 @@ func TestReliabilityFigureAndATablesMinimum(t *testing.T) {
 		t.Errorf("Pia accepts the invitation: %d %v", st, res)
 	}
 }
+
+// A player who joins a rated arena and is paused from rated play before
+// it starts is not seated in its first wave (docs/fair-play.md), while
+// the others are: six players at tables of three would fill two tables.
+func TestRatedArenaFirstWaveLeavesThePausedWaiting(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ps := verified(t, s, "Ann", "Bob", "Cyd", "Dia", "Eda", "Fin", "Gus", "Hal")
+	di, gus, hal := ps[3], ps[6], ps[7]
+	if err := s.App.Moderation.Grant(context.Background(), "Gus", true); err != nil {
+		t.Fatal(err)
+	}
+	event := createEvent(t, s, gus, map[string]any{"kind": "arena", "name": "Rated arena", "table_size": 3, "minutes": 30, "rated": true})
+	for _, p := range ps[:6] {
+		if st, res := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", event), nil); st != http.StatusOK {
+			t.Fatalf("%s joins: %d %v", p.Name, st, res)
+		}
+	}
+	// Two rated abandonments: an hour's pause, from before the start.
+	abandonThroughTheAPI(t, di, rankedTable(t, di, gus, hal))
+	abandonThroughTheAPI(t, di, rankedTable(t, gus, di, hal))
+	s.Clock.Advance(3 * time.Minute)
+	runEvents(t, s)
+	if g := currentGame(t, di, event); g != 0 {
+		t.Errorf("Dia, paused, was seated at game %d", g)
+	}
+	seated := 0
+	for _, p := range []*apptest.API{ps[0], ps[1], ps[2], ps[4], ps[5]} {
+		if currentGame(t, p, event) != 0 {
+			seated++
+		}
+	}
+	if seated != 3 {
+		t.Errorf("%d of the five others seated, want one table of 3", seated)
+	}
+}

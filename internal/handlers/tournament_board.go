@@ -92,10 +92,11 @@ func (s *Server) tournamentView(c echo.Context, tv *tournaments.View, code strin
 		}
 	case t.Players >= t.MaxPlayers:
 		v.JoinWhy = tr(c, "This tournament is full: {{.Count}} players.", "Count", t.MaxPlayers)
-	case t.Rated && s.pauseView(c) != nil:
-		v.Pause = s.pauseView(c)
 	default:
-		v.Join = true
+		if t.Rated {
+			v.Pause = s.pauseView(c)
+		}
+		v.Join = v.Pause == nil
 	}
 	return v
 }

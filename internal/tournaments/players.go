@@ -36,6 +36,13 @@ func (s *Service) Join(ctx context.Context, u db.User, id int64, code string) er
 		if !t.Public && code != t.Code && !in {
 			return ErrNoTournament
 		}
+		// A rated event seats only a player not paused from rated play.
+		ratedSeat := func() error {
+			if !t.Rated {
+				return nil
+			}
+			return s.games.CheckRatedSeat(ctx, tx, u.ID)
+		}
 		switch t.Status {
 		case db.TournamentFinished:
 			return apperr.E(apperr.Conflict, "This tournament is over.")
@@ -47,10 +54,8 @@ func (s *Service) Join(ctx context.Context, u db.User, id int64, code string) er
 			case db.PlayerWithdrawn:
 				return apperr.E(apperr.Conflict, "You withdrew from this tournament: you cannot join it again.")
 			case db.PlayerPaused:
-				if t.Rated {
-					if err := s.games.CheckRatedSeat(ctx, tx, u.ID); err != nil {
-						return err
-					}
+				if err := ratedSeat(); err != nil {
+					return err
 				}
 				return s.comeBack(ctx, tx, t, u.ID)
 			}
@@ -65,10 +70,8 @@ func (s *Service) Join(ctx context.Context, u db.User, id int64, code string) er
 		if t.Players >= t.MaxPlayers {
 			return apperr.E(apperr.Conflict, "This tournament is full: %d players.", t.MaxPlayers)
 		}
-		if t.Rated {
-			if err := s.games.CheckRatedSeat(ctx, tx, u.ID); err != nil {
-				return err
-			}
+		if err := ratedSeat(); err != nil {
+			return err
 		}
 		rating, err := tx.Rating(ctx, u.ID)
 		if err != nil {

@@ -114,8 +114,10 @@ func (s *Service) start(ctx context.Context, tx *db.Tx, t db.Tournament, now tim
 	if err := tx.SetTournamentStatus(ctx, t.ID, db.TournamentRunning, 0, &now, now); err != nil {
 		return err
 	}
-	// Everyone is there at the start: the first wave waits for nobody.
-	return s.arenaSeat(ctx, tx, t, ps, now, true)
+	// Everyone is there at the start: the first wave waits for nobody. It
+	// reads the free players as every wave does, so that a rated arena
+	// leaves a player paused from rated play since joining waiting.
+	return s.arenaSeat(ctx, tx, t, nil, now, true)
 }
 
 // startMailDelay is how long the "it starts" mail waits: a live event's
