@@ -401,12 +401,9 @@ func (a *App) runOutbox(ctx context.Context) {
 	}
 }
 
-// PushEvery is how often an instance looks for due pushes.
-const PushEvery = 2 * time.Second
-
-// runPush sends due pushes every PushEvery.
+// runPush sends due pushes every push.PollEvery.
 func (a *App) runPush(ctx context.Context) {
-	t := time.NewTicker(PushEvery)
+	t := time.NewTicker(push.PollEvery)
 	defer t.Stop()
 	for {
 		if _, err := a.Push.RunOutbox(ctx); err != nil && ctx.Err() == nil {

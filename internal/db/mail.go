@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lib/pq"
@@ -102,6 +103,10 @@ func (s *Store) ClaimMails(ctx context.Context, now, leaseUntil time.Time, limit
 
 // claimOutbox claims up to limit due rows of one channel of the outbox
 // ("mail" or "push"), and rows whose claim ran out, until leaseUntil.
+// claimedColumns are the outbox's columns as a claim returns them (of
+// the row m).
+var claimedColumns = "m." + strings.ReplaceAll(mailColumns, ", ", ", m.")
+
 func (s *Store) claimOutbox(ctx context.Context, channel string, now, leaseUntil time.Time, limit int) ([]Mail, error) {
 	var out []Mail
 	err := sel(ctx, s.DB, &out, `
@@ -113,8 +118,7 @@ func (s *Store) claimOutbox(ctx context.Context, channel string, now, leaseUntil
 		)
 		UPDATE mail_outbox m SET status = 'sending', claimed_until = $2, attempts = m.attempts + 1
 		FROM due WHERE m.id = due.id
-		RETURNING m.id, m.user_id, m.kind, m.game_id, m.game_version, m.tournament_id, m.reset_id, m.send_after, m.status,
-			m.attempts, m.claimed_until, m.last_error, m.note, m.created_at, m.sent_at, m.channel, m.subscription_id`, now, leaseUntil, limit, channel)
+		RETURNING `+claimedColumns, now, leaseUntil, limit, channel)
 	if err != nil {
 		return nil, fmt.Errorf("db: claim %s: %w", channel, err)
 	}

@@ -97,6 +97,20 @@ func (s *Store) PushDevice(ctx context.Context, id int64) (PushDevice, error) {
 	return d, nil
 }
 
+// PushDevicesByID loads the devices of some ids, by id; an id with no
+// device (removed since) is left out.
+func (s *Store) PushDevicesByID(ctx context.Context, ids []int64) (map[int64]PushDevice, error) {
+	var rows []PushDevice
+	if err := sel(ctx, s.DB, &rows, `SELECT `+pushDeviceColumns+` FROM push_subscriptions WHERE id = ANY($1)`, pq.Array(ids)); err != nil {
+		return nil, fmt.Errorf("db: push devices by id: %w", err)
+	}
+	out := make(map[int64]PushDevice, len(rows))
+	for _, d := range rows {
+		out[d.ID] = d
+	}
+	return out, nil
+}
+
 // RenamePushDevice names a device of a person (ErrNotFound when they
 // have no such device).
 func (s *Store) RenamePushDevice(ctx context.Context, userID, id int64, name string) (PushDevice, error) {
@@ -166,10 +180,26 @@ func (s *Store) EnqueueDevicePush(ctx context.Context, userID, deviceID int64, k
 }
 
 // ClaimPushes takes up to limit due pushes (and pushes whose claim ran
-// out) for this worker until leaseUntil; rows other workers hold are
-// skipped, so each push goes out from one instance.
-func (s *Store) ClaimPushes(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Mail, error) {
-	return s.claimOutbox(ctx, "push", now, leaseUntil, limit)
+// out) for this worker until leaseUntil, leaving those to the push
+// services (origins: scheme://host, lower case) named in busy; rows other
+// workers hold are skipped, so each push goes out from one instance.
+func (s *Store) ClaimPushes(ctx context.Context, now, leaseUntil time.Time, limit int, busy []string) ([]Mail, error) {
+	var out []Mail
+	err := sel(ctx, s.DB, &out, `
+		WITH due AS (
+			SELECT m.id FROM mail_outbox m LEFT JOIN push_subscriptions d ON d.id = m.subscription_id
+			WHERE m.channel = 'push' AND ((m.status = 'pending' AND m.send_after <= $1) OR (m.status = 'sending' AND m.claimed_until < $1))
+				AND NOT COALESCE(lower(substring(d.endpoint from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]+')) = ANY($4), false)
+			ORDER BY m.send_after LIMIT $3
+			FOR UPDATE OF m SKIP LOCKED
+		)
+		UPDATE mail_outbox m SET status = 'sending', claimed_until = $2, attempts = m.attempts + 1
+		FROM due WHERE m.id = due.id
+		RETURNING `+claimedColumns, now, leaseUntil, limit, pq.Array(busy))
+	if err != nil {
+		return nil, fmt.Errorf("db: claim pushes: %w", err)
+	}
+	return out, nil
 }
 
 // NextPushAt is when the earliest pending push is due (nil: none).

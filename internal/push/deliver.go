@@ -2,7 +2,6 @@ package push
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"strings"
 	"sync"
@@ -13,13 +12,15 @@ import (
 
 // RunOutbox sends every due push and returns how many went out.
 //
-// Pushes go out concurrently: at most Senders posts in flight on this
-// instance, and at most one at a time to each push service (an origin:
-// the scheme and host of the endpoint), in the order they were claimed, so
-// that a service that holds its requests delays only its own devices and
-// is not hit by many requests at once. While posts are in flight it looks
-// for newly due pushes every PollEvery; it returns once nothing is due and
-// nothing is in flight. After a database error it claims no more, gives
+// Pushes go out concurrently: at most Senders claimed pushes on this
+// instance at once (posting, or waiting for their push service), at most
+// one post at a time to each push service (an origin: the scheme and host
+// of the endpoint), in the order they were claimed, and at most LaneDepth
+// claimed for one service, so that a service that holds its requests
+// delays only its own devices and is not hit by many requests at once, and
+// the pushes this instance cannot post now are left to other instances. While posts are in flight it looks for newly
+// due pushes every PollEvery; it returns once nothing is due and nothing
+// is in flight. After a database error it claims no more, gives
 // back the pushes not yet started and returns the error when the posts in
 // flight are done.
 func (s *Service) RunOutbox(ctx context.Context) (int, error) {
@@ -41,14 +42,15 @@ func (s *Service) RunOutbox(ctx context.Context) (int, error) {
 	for {
 		if claim && firstErr == nil && ctx.Err() == nil {
 			claim = false
-			// Claim no more than can be posted now, leaving the rest to
+			// Claim no more than there are free slots, leaving the rest to
 			// other instances; a full batch means more may be due.
-			if free := cap(s.slots) - len(s.slots); free > 0 {
-				n, err := s.dispatch(ctx, r, free)
+			if free := s.reserve(); free > 0 {
+				n, full, err := s.dispatch(ctx, r, free)
+				s.unreserve(free - n)
 				running += n
 				if err != nil {
 					fail(err)
-				} else if n == free {
+				} else if full {
 					claim = true
 					continue
 				}
@@ -97,40 +99,67 @@ type result struct {
 	err  error
 }
 
-// dispatch claims up to limit due pushes and starts each on its way,
-// queued behind the pushes claimed before it for the same push service.
-// It returns how many it started.
-func (s *Service) dispatch(ctx context.Context, r *run, limit int) (int, error) {
-	now := s.clock.Now()
-	batch, err := s.store.ClaimPushes(ctx, now, now.Add(Lease), limit)
-	if err != nil {
-		return 0, err
-	}
-	for i, m := range batch {
-		o, err := s.originOf(ctx, m)
-		if err != nil {
-			for _, rest := range batch[i:] {
-				_ = s.giveBack(ctx, rest)
-			}
-			return i, err
+// reserve takes every free slot (a slot is held by a claimed push from
+// its claim until it is done) and returns how many it took.
+func (s *Service) reserve() int {
+	for n := 0; ; n++ {
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			return n
 		}
-		w := s.lanes.join(o)
-		go func() { r.results <- s.deliver(ctx, r, m, o, w) }()
 	}
-	return len(batch), nil
 }
 
-// originOf is the push service a push goes to ("" for a device removed
-// since: handle skips it).
-func (s *Service) originOf(ctx context.Context, m db.Mail) (string, error) {
-	d, err := s.store.PushDevice(ctx, *m.SubscriptionID)
-	if errors.Is(err, db.ErrNotFound) {
-		return "", nil
+// unreserve frees n slots.
+func (s *Service) unreserve(n int) {
+	for range n {
+		<-s.slots
 	}
+}
+
+// dispatch claims up to limit due pushes, for as many slots reserved, and
+// starts each on its way, queued behind the pushes claimed before it for
+// the same push service; each started frees its slot when done. A push
+// beyond its service's LaneDepth is given back untried at once (the next
+// claim passes that service by). It returns how many it started, and
+// whether the claim was full (more may be due).
+func (s *Service) dispatch(ctx context.Context, r *run, limit int) (int, bool, error) {
+	now := s.clock.Now()
+	batch, err := s.store.ClaimPushes(ctx, now, now.Add(Lease), limit, s.lanes.busy(LaneDepth))
+	if err != nil || len(batch) == 0 {
+		return 0, false, err
+	}
+	ids := make([]int64, len(batch))
+	for i, m := range batch {
+		ids[i] = *m.SubscriptionID
+	}
+	devices, err := s.store.PushDevicesByID(ctx, ids)
 	if err != nil {
-		return "", err
+		for _, m := range batch {
+			_ = s.giveBack(ctx, m)
+		}
+		return 0, false, err
 	}
-	return origin(d.Endpoint), nil
+	started := 0
+	for _, m := range batch {
+		// A device removed since has no push service ("": handle skips it).
+		var d *db.PushDevice
+		o := ""
+		if dev, ok := devices[*m.SubscriptionID]; ok {
+			d, o = &dev, origin(dev.Endpoint)
+		}
+		w, ok := s.lanes.join(o, LaneDepth)
+		if !ok {
+			if err := s.giveBack(ctx, m); err != nil {
+				return started, false, err
+			}
+			continue
+		}
+		started++
+		go func() { r.results <- s.deliver(ctx, r, m, d, o, w) }()
+	}
+	return started, len(batch) == limit, nil
 }
 
 // origin is an endpoint's scheme and host: one push service.
@@ -142,26 +171,18 @@ func origin(endpoint string) string {
 	return strings.ToLower(u.Scheme + "://" + u.Host)
 }
 
-// deliver waits for the push's turn at its push service and for a free
-// slot, then handles it; a push whose run ended, or whose claim has too
-// little time left by then, is given back untried.
-func (s *Service) deliver(ctx context.Context, r *run, m db.Mail, origin string, w *waiter) result {
+// deliver waits for the push's turn at its push service, then handles it
+// (d is its device, nil if removed); a push whose run ended first is given
+// back untried. It frees the push's slot when done.
+func (s *Service) deliver(ctx context.Context, r *run, m db.Mail, d *db.PushDevice, origin string, w *waiter) result {
+	defer s.unreserve(1)
 	defer s.lanes.leave(origin, w)
 	select {
 	case <-w.turn:
 	case <-r.stop:
 		return result{err: s.giveBack(ctx, m)}
 	}
-	select {
-	case s.slots <- struct{}{}:
-		defer func() { <-s.slots }()
-	case <-r.stop:
-		return result{err: s.giveBack(ctx, m)}
-	}
-	if s.late(m) {
-		return result{err: s.giveBack(ctx, m)}
-	}
-	ok, err := s.handle(ctx, m)
+	ok, err := s.handle(ctx, m, d)
 	return result{sent: ok, err: err}
 }
 
@@ -193,15 +214,40 @@ type lanes struct {
 // waiter is a place in a lane: turn closes when it comes first.
 type waiter struct{ turn chan struct{} }
 
-func (l *lanes) join(origin string) *waiter {
+// LaneDepth is how many claimed pushes an instance holds at most for one
+// push service: one posting and the next behind it. It claims no more
+// for a service while that many wait, so that a service that holds its
+// requests ties up LaneDepth of the Senders and the others go on.
+const LaneDepth = 2
+
+// busy lists the push services with at least depth pushes in their lane.
+func (l *lanes) busy(depth int) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	out := []string{}
+	for o, q := range l.queue {
+		if len(q) >= depth && o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// join takes the next place in a push service's lane, unless depth pushes
+// hold places already (the server's "" lane, of removed devices, has no
+// limit: nothing is posted for them).
+func (l *lanes) join(origin string, depth int) (*waiter, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if origin != "" && len(l.queue[origin]) >= depth {
+		return nil, false
+	}
 	w := &waiter{turn: make(chan struct{})}
 	l.queue[origin] = append(l.queue[origin], w)
 	if len(l.queue[origin]) == 1 {
 		close(w.turn)
 	}
-	return w
+	return w, true
 }
 
 func (l *lanes) leave(origin string, w *waiter) {

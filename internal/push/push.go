@@ -104,7 +104,8 @@ type Config struct {
 	// AllowLocal lets devices name endpoints on loopback and private
 	// addresses, over http (development and tests).
 	AllowLocal bool
-	// Senders bounds the posts in flight at once on this instance;
+	// Senders bounds the pushes claimed at once on this instance, posting
+	// or waiting for their push service (and so the posts in flight);
 	// Senders (8) when zero.
 	Senders int
 	// SendTimeout bounds one post; SendTimeout when zero, and never more,
@@ -120,8 +121,9 @@ type Service struct {
 	client *http.Client
 	clock  clock.Clock
 	log    *slog.Logger
-	// slots holds a token for each post in flight (at most Senders), and
-	// lanes the claimed pushes waiting for their push service.
+	// slots holds a token for each claimed push not yet done (at most
+	// Senders), and lanes the claimed pushes waiting for their push
+	// service.
 	slots chan struct{}
 	lanes lanes
 }

@@ -28,8 +28,9 @@ const (
 	// the answer: a push service that holds the request is given up then,
 	// and the push tried again later.
 	SendTimeout = 10 * time.Second
-	// Senders is how many posts an instance has in flight at most (a
-	// second one to the same push service waits for the first).
+	// Senders is how many claimed pushes an instance has at most, posting
+	// or waiting (a second one to the same push service waits for the
+	// first post to end), and so how many posts it has in flight.
 	Senders = 8
 	// PollEvery is how often RunOutbox, while posts are in flight, looks
 	// for newly due pushes (as often as the app runs it when idle).
@@ -50,26 +51,31 @@ const (
 )
 
 // The lease holds four SendTimeouts: a push may be posted until two are
-// left, which leaves it half the lease to wait for its push service and a
-// free slot. Raising SendTimeout past a quarter of Lease does not compile.
+// left, which leaves it half the lease to wait for its push service.
+// Raising SendTimeout past a quarter of Lease does not compile.
 const _ = uint(Lease - 4*SendTimeout)
 
 // NextDue is when the earliest pending push is due (nil: none).
 func (s *Service) NextDue(ctx context.Context) (*time.Time, error) { return s.store.NextPushAt(ctx) }
 
-// handle decides, composes and sends one claimed push. Only database
-// errors are returned; a failed send is retried later.
-func (s *Service) handle(ctx context.Context, m db.Mail) (bool, error) {
+// handle decides, composes and sends one claimed push to its device (d,
+// loaded when it was claimed; nil if removed since). Only database errors
+// are returned; a failed send is retried later.
+//
+// Once it has begun, the push's reads, its post and the writing of the
+// outcome go on when ctx ends (shutting down), so that a push posted is
+// recorded as such rather than left claimed for another instance to post
+// again when the claim runs out; the post is bounded by SendTimeout. A
+// push not yet posted when ctx ends is given back untried instead.
+func (s *Service) handle(ctx context.Context, m db.Mail, d *db.PushDevice) (bool, error) {
+	run := ctx
+	ctx = context.WithoutCancel(ctx)
 	now := s.clock.Now()
 	mark := func(status, why string) (bool, error) {
 		return false, s.store.MarkMails(ctx, []int64{m.ID}, status, why, now)
 	}
-	d, err := s.store.PushDevice(ctx, *m.SubscriptionID)
-	if errors.Is(err, db.ErrNotFound) {
+	if d == nil {
 		return mark("skipped", "device removed")
-	}
-	if err != nil {
-		return false, err
 	}
 	r, err := s.store.Recipient(ctx, m.UserID)
 	if errors.Is(err, db.ErrNotFound) || err == nil && d.UserID != m.UserID {
@@ -85,7 +91,7 @@ func (s *Service) handle(ctx context.Context, m db.Mail) (bool, error) {
 	if !settings.Wants(m.Kind) {
 		return mark("skipped", "turned off")
 	}
-	out, err := s.compose(ctx, r, d, m, now)
+	out, err := s.compose(ctx, r, *d, m, now)
 	if err != nil {
 		return false, err
 	}
@@ -102,10 +108,10 @@ func (s *Service) handle(ctx context.Context, m db.Mail) (bool, error) {
 	if len(body) > MaxPayload {
 		return mark("failed", fmt.Sprintf("payload of %d bytes", len(body)))
 	}
-	if s.late(m) {
+	if run.Err() != nil || s.late(m) {
 		return false, s.giveBack(ctx, m)
 	}
-	status, retryAfter, sendErr := s.send(ctx, d, body, out.msg)
+	status, retryAfter, sendErr := s.send(ctx, *d, body, out.msg)
 	switch {
 	case sendErr == nil && status >= 200 && status < 300:
 		if err := s.store.PushDelivered(ctx, d.ID, s.clock.Now()); err != nil {
@@ -122,7 +128,7 @@ func (s *Service) handle(ctx context.Context, m db.Mail) (bool, error) {
 		if sendErr != nil {
 			why = sendErr.Error()
 		}
-		return false, s.retry(ctx, m, d, why, retryAfter, now)
+		return false, s.retry(ctx, m, *d, why, retryAfter, now)
 	default:
 		why := fmt.Sprintf("push service refused it: %d", status)
 		if err := s.store.PushFailed(ctx, d.ID, why); err != nil {

@@ -36,7 +36,8 @@
 // Failures a real service answers with can be programmed per device:
 // FailNext (503 or 429, with Retry-After) and Gone (410), so that the
 // site's retries and its forgetting of dead subscriptions can be tested;
-// Hold keeps one request waiting, and Hang has the whole service stall.
+// Hold keeps one request waiting, and Hang has the whole service stall;
+// OnAccept runs a test's code between taking a message and answering.
 package pushtest
 
 import (
@@ -117,6 +118,7 @@ type endpoint struct {
 	maxBody   int    // the most this device takes; MaxBody unless LimitBody lowered it
 	appKey    []byte // the applicationServerKey it subscribed with; nil if none
 	hold      *hold  // the next valid request waits for this, if set
+	onAccept  func() // called once the next message is kept, before the answer (OnAccept)
 }
 
 // hold is a request kept waiting: arrived closes when it comes, release
@@ -302,6 +304,16 @@ func (s *Server) Hang() (release func()) {
 	}
 }
 
+// OnAccept has f called when the device's next message has been accepted
+// and kept as a push, before it is answered 201: a test can end the
+// sender's context right then, after the push service has taken the
+// message and before the sender knows.
+func (s *Server) OnAccept(d *Device, f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mustEndpoint(d).onAccept = f
+}
+
 // LimitBody has the device refuse, with 413, a body longer than n bytes,
 // as a constrained device does: Firefox for Android's subscriptions go
 // through autopush's bridge to FCM, which takes about 3070 bytes, so a
@@ -367,41 +379,53 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		e.hold = nil
 		s.mu.Unlock()
 		close(h.arrived)
-		select {
-		case <-h.release:
-		case <-r.Context().Done():
-		}
-		http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
+		stall(w, r, h.release)
 		return
 	}
 	if h := s.hung; h != nil {
 		s.mu.Unlock()
-		select {
-		case <-h:
-		case <-r.Context().Done():
-		}
-		http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
+		stall(w, r, h)
 		return
 	}
-	defer s.mu.Unlock()
 	switch {
 	case e.gone:
+		s.mu.Unlock()
 		http.Error(w, "subscription gone", http.StatusGone)
 	case e.failN > 0:
 		e.failN--
-		if e.failAfter != "" {
-			w.Header().Set("Retry-After", e.failAfter)
+		code, after := e.failCode, e.failAfter
+		s.mu.Unlock()
+		if after != "" {
+			w.Header().Set("Retry-After", after)
 		}
-		http.Error(w, http.StatusText(e.failCode), e.failCode)
+		http.Error(w, http.StatusText(code), code)
 	default:
 		s.messages++
+		n := s.messages
 		p.At = time.Now()
 		s.pushes = append(s.pushes, p)
 		close(s.changed)
 		s.changed = make(chan struct{})
-		w.Header().Set("Location", fmt.Sprintf("%s/message/%d", s.URL, s.messages))
+		f := e.onAccept
+		e.onAccept = nil
+		s.mu.Unlock()
+		if f != nil {
+			f()
+		}
+		w.Header().Set("Location", fmt.Sprintf("%s/message/%d", s.URL, n))
 		w.WriteHeader(http.StatusCreated)
 	}
+}
+
+// stall keeps a request unanswered until release closes or its sender
+// goes away, then answers 503, as a push service that failed before
+// taking the message would (Hold, Hang).
+func stall(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
+	select {
+	case <-release:
+	case <-r.Context().Done():
+	}
+	http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
 }
 
 // urgencies are RFC 8030 §5.3's.

@@ -661,3 +661,29 @@ func TestHang(t *testing.T) {
 	}
 	noRejections(t, s)
 }
+
+// OnAccept runs between keeping a message and answering it: the message
+// is there when it runs, and the answer is still 201; it runs once.
+func TestOnAccept(t *testing.T) {
+	s := New()
+	defer s.Close()
+	d := s.NewDevice("phone")
+	priv, pub := vapidKeys(t)
+	o := &webpush.Options{Subscriber: "test@example.com", TTL: 60, VAPIDPublicKey: pub, VAPIDPrivateKey: priv}
+	kept := make(chan int, 2) // the pushes kept at each call
+	s.OnAccept(d, func() { kept <- len(s.PushesTo(d)) })
+	for i := range 2 {
+		if res := sendWebpush(t, d, []byte("hi"), o); res.StatusCode != http.StatusCreated {
+			t.Fatalf("#%d: %d", i, res.StatusCode)
+		}
+	}
+	close(kept)
+	var calls []int
+	for n := range kept {
+		calls = append(calls, n)
+	}
+	if len(calls) != 1 || calls[0] != 1 || len(s.PushesTo(d)) != 2 {
+		t.Errorf("calls with %v pushes kept, want one with 1; %d pushes in all", calls, len(s.PushesTo(d)))
+	}
+	noRejections(t, s)
+}
