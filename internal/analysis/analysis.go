@@ -69,6 +69,9 @@ type Option struct {
 	// Diff is the round's expected score less the others' mean (lower is
 	// better).
 	Diff float64 `json:"diff"`
+	// Seats is every seat's expected share of the win after the action
+	// (reports made before it was added have none).
+	Seats []float64 `json:"seats,omitempty"`
 }
 
 // Decision is one judged decision.
@@ -201,8 +204,8 @@ func judge(gameID int64, move int, v engine.View, chosen engine.ActionKind, play
 	take, pass := bot.Evaluate(v, bot.Budget{Iterations: playouts}, rng)
 	d := Decision{
 		Move: move, Round: v.Round, Seat: v.Viewer, Card: v.ActiveCard, Pot: v.Pot, Chosen: chosen,
-		Take:     Option{Win: round4(take.Win), WinSE: round4(take.WinSE), Diff: round2(take.Diff)},
-		Pass:     Option{Win: round4(pass.Win), WinSE: round4(pass.WinSE), Diff: round2(pass.Diff)},
+		Take:     Option{Win: round4(take.Win), WinSE: round4(take.WinSE), Diff: round2(take.Diff), Seats: seatWins(take, len(v.Seats))},
+		Pass:     Option{Win: round4(pass.Win), WinSE: round4(pass.WinSE), Diff: round2(pass.Diff), Seats: seatWins(pass, len(v.Seats))},
 		Playouts: take.Playouts + pass.Playouts,
 	}
 	if s := v.Seats[v.Viewer].Tokens; s != nil {
@@ -210,6 +213,37 @@ func judge(gameID int64, move int, v engine.View, chosen engine.ActionKind, play
 	}
 	d.Best, d.Loss, d.Mark = markOf(take, pass, chosen)
 	return d
+}
+
+// seatWins is an estimate's win share of each of n seats, rounded.
+func seatWins(e bot.Estimate, n int) []float64 {
+	if !e.Legal || e.Playouts == 0 {
+		return nil
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = round4(e.Seats[i])
+	}
+	return out
+}
+
+// Gift is how much of a win the decision's chosen action handed seat
+// against the better action: the seat's expected share after the chosen
+// action less after the other, for a decision that lost beyond noise (0
+// for a sound one, for the deciding seat itself, or a report without
+// the seats' shares).
+func (d Decision) Gift(seat int) float64 {
+	if d.Loss <= 0 || seat == d.Seat {
+		return 0
+	}
+	chosen, other := d.Take.Seats, d.Pass.Seats
+	if d.Chosen == engine.Pass {
+		chosen, other = other, chosen
+	}
+	if seat < 0 || seat >= len(chosen) || seat >= len(other) {
+		return 0
+	}
+	return chosen[seat] - other[seat]
 }
 
 // markOf finds the better action, the loss of the chosen one and its mark:

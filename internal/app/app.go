@@ -20,6 +20,7 @@ import (
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
 	"nothanks/internal/db"
+	"nothanks/internal/fairplay"
 	"nothanks/internal/games"
 	"nothanks/internal/handlers"
 	"nothanks/internal/invites"
@@ -74,6 +75,8 @@ type App struct {
 	Privacy    *privacy.Service
 	// Leavers is leaving games, reliability, pauses and their appeals.
 	Leavers *leavers.Service
+	// FairPlay is the signals of collusion, reports, cases and marks.
+	FairPlay *fairplay.Service
 	// Lists tells the pages with lists of games that one changed.
 	Lists *lists.Hub
 	// Tournaments runs events; Feed streams their pages; TournamentDue
@@ -126,10 +129,20 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	g := games.New(store, clk, log)
 	lv := leavers.New(store, g, clk)
 	r := ranked.New(store, g, clk)
-	r.Gate = lv.CheckRated
 	linkKey, err := secretKey(ctx, cfg, store, "link_key")
 	if err != nil {
 		return nil, err
+	}
+	fpKey, err := secretKey(ctx, cfg, store, "fairplay_link_key")
+	if err != nil {
+		return nil, err
+	}
+	fp := fairplay.New(store, g, clk, log, fpKey, acc.ForgetToken)
+	r.Gate = func(ctx context.Context, u db.User) error {
+		if err := lv.CheckRated(ctx, u); err != nil {
+			return err
+		}
+		return fp.CheckRated(ctx, u)
 	}
 	signer, err := links.New(linkKey)
 	if err != nil {
@@ -176,9 +189,9 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 		}
 	}, func() { go recheckStreams(acc, streams, log, streams.Tokens()...) })
 	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
-		People: pp, Push: ps, APIStreams: streams, Chat: ch, Moderation: md, Privacy: pv, Bots: botaccounts.New(store, r, acc.ForgetToken, clk), Leavers: lv, Clock: clk, Log: log,
+		People: pp, Push: ps, APIStreams: streams, Chat: ch, Moderation: md, Privacy: pv, Bots: botaccounts.New(store, r, acc.ForgetToken, clk), Leavers: lv, FairPlay: fp, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, APIStreams: streams, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Leavers: lv, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, APIStreams: streams, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Leavers: lv, FairPlay: fp, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // recheckStreams ends the API streams of those tokens that no longer
@@ -202,6 +215,10 @@ func recheckStreams(acc *accounts.Service, streams *apistream.Registry, log *slo
 // analyse (it analyses them one after another, then waits again).
 const AnalysisEvery = 3 * time.Second
 
+// FairPlayEvery is how often an instance looks for finished rated games
+// whose fair-play signals wait.
+const FairPlayEvery = 5 * time.Second
+
 // TurnsResyncEvery is how often an instance reads again which games wait
 // for the people it streams turns to (a lost notification is mended then).
 const TurnsResyncEvery = 30 * time.Second
@@ -215,7 +232,7 @@ const PresenceEvery = 10 * time.Second
 // hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(11)
+	wg.Add(12)
 	go func() {
 		defer wg.Done()
 		a.APIStreams.Run(ctx, a.log)
@@ -323,6 +340,12 @@ func (a *App) Run(ctx context.Context) {
 		defer wg.Done()
 		if a.Workers {
 			a.runPush(ctx)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if a.Workers {
+			a.FairPlay.Run(ctx, FairPlayEvery)
 		}
 	}()
 	wg.Wait()

@@ -75,7 +75,7 @@ func (s *Store) Ladder(ctx context.Context, bots bool, minGames, limit, offset i
 	err := sel(ctx, s.DB, &out, `
 		SELECT rank, id, username, rating, ranked_games, ranked_wins FROM (
 			SELECT rank() OVER (ORDER BY rating DESC) AS rank, id, username, rating, ranked_games, ranked_wins
-			FROM users WHERE ranked_games >= $1 AND deleted_at IS NULL AND bot = $4
+			FROM users WHERE ranked_games >= $1 AND deleted_at IS NULL AND marked_at IS NULL AND bot = $4
 		) l ORDER BY rank, id LIMIT $2 OFFSET $3`, minGames, limit, offset, bots)
 	if err != nil {
 		return nil, fmt.Errorf("db: ladder: %w", err)
@@ -86,7 +86,7 @@ func (s *Store) Ladder(ctx context.Context, bots bool, minGames, limit, offset i
 // CountLadder counts established players (bot accounts when bots is set).
 func (s *Store) CountLadder(ctx context.Context, bots bool, minGames int) (int, error) {
 	var n int
-	if err := get(ctx, s.DB, &n, `SELECT count(*) FROM users WHERE ranked_games >= $1 AND deleted_at IS NULL AND bot = $2`, minGames, bots); err != nil {
+	if err := get(ctx, s.DB, &n, `SELECT count(*) FROM users WHERE ranked_games >= $1 AND deleted_at IS NULL AND marked_at IS NULL AND bot = $2`, minGames, bots); err != nil {
 		return 0, fmt.Errorf("db: count ladder: %w", err)
 	}
 	return n, nil
@@ -98,7 +98,7 @@ func (s *Store) Provisional(ctx context.Context, bots bool, minGames, limit int)
 	var out []LadderRow
 	err := sel(ctx, s.DB, &out, `
 		SELECT 0 AS rank, id, username, rating, ranked_games, ranked_wins FROM users
-		WHERE ranked_games > 0 AND ranked_games < $1 AND deleted_at IS NULL AND bot = $3 ORDER BY rating DESC, id LIMIT $2`, minGames, limit, bots)
+		WHERE ranked_games > 0 AND ranked_games < $1 AND deleted_at IS NULL AND marked_at IS NULL AND bot = $3 ORDER BY rating DESC, id LIMIT $2`, minGames, limit, bots)
 	if err != nil {
 		return nil, fmt.Errorf("db: provisional players: %w", err)
 	}
@@ -110,8 +110,8 @@ func (s *Store) Provisional(ctx context.Context, bots bool, minGames, limit int)
 func (s *Store) RankOf(ctx context.Context, userID int64, minGames int) (int, error) {
 	var rank int
 	err := get(ctx, s.DB, &rank, `
-		SELECT CASE WHEN u.ranked_games >= $2
-			THEN (SELECT count(*) + 1 FROM users o WHERE o.ranked_games >= $2 AND o.deleted_at IS NULL AND o.bot = u.bot AND o.rating > u.rating) ELSE 0 END
+		SELECT CASE WHEN u.ranked_games >= $2 AND u.marked_at IS NULL
+			THEN (SELECT count(*) + 1 FROM users o WHERE o.ranked_games >= $2 AND o.deleted_at IS NULL AND o.marked_at IS NULL AND o.bot = u.bot AND o.rating > u.rating) ELSE 0 END
 		FROM users u WHERE u.id = $1`, userID, minGames)
 	if err != nil {
 		return 0, fmt.Errorf("db: rank of %d: %w", userID, notFound(err))

@@ -32,6 +32,11 @@ type User struct {
 	SilencedUntil *time.Time `db:"silenced_until"`
 	// DisabledAt: a moderator disabled the account; it cannot log in.
 	DisabledAt *time.Time `db:"disabled_at"`
+	// MarkedAt: a moderator marked the account for unfair play (off the
+	// ladder, no rated play; docs/fair-play.md).
+	MarkedAt *time.Time `db:"marked_at"`
+	// Rating is the ranked rating now (rating changes and refunds).
+	Rating float64 `db:"rating"`
 	// DeletedAt: they deleted the account; the row keeps their seats.
 	DeletedAt *time.Time `db:"deleted_at"`
 	// Bot: a bot account (docs/bots.md), for good: it plays through the
@@ -54,7 +59,7 @@ var (
 	ErrEmailTaken    = errors.New("db: email taken")
 )
 
-const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound, guest, lang, admin, silenced_until, disabled_at, deleted_at, bot`
+const userColumns = `id, username, email, password_hash, email_verified_at, created_at, pending_email, pending_email_sent_at, turn_sound, guest, lang, admin, silenced_until, disabled_at, deleted_at, bot, marked_at, rating`
 
 // CreateUser inserts a user; a name or email taken (ignoring case) gives
 // ErrUsernameTaken or ErrEmailTaken.

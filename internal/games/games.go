@@ -38,11 +38,11 @@ type Service struct {
 	log   *slog.Logger
 	// BotDelay is how long a bot waits before it moves in a live game, so
 	// that people can follow; correspondence bots wait the same.
-	BotDelay  time.Duration
-	cache     *gameCache
-	onFinish  FinishHook
-	onAbandon AbandonHook
-	ratedGate RatedGate
+	BotDelay   time.Duration
+	cache      *gameCache
+	onFinish   FinishHook
+	onAbandon  AbandonHook
+	ratedGates []RatedGate
 }
 
 // New returns the service.
@@ -324,16 +324,18 @@ var ErrBotRanked = apperr.E(apperr.Forbidden, "Bot accounts cannot play ranked g
 // one paused for abandoning rated games.
 type RatedGate func(ctx context.Context, tx *db.Tx, userID int64) error
 
-// OnRatedSeat sets the gate of rated seats.
-func (s *Service) OnRatedSeat(g RatedGate) { s.ratedGate = g }
+// OnRatedSeat adds a gate of rated seats (each must let a person pass).
+func (s *Service) OnRatedSeat(g RatedGate) { s.ratedGates = append(s.ratedGates, g) }
 
 // CheckRatedSeat asks the rated gate, inside the transaction, whether a
 // person may take a seat in rated play now (a rated tournament's).
 func (s *Service) CheckRatedSeat(ctx context.Context, tx *db.Tx, userID int64) error {
-	if s.ratedGate == nil {
-		return nil
+	for _, g := range s.ratedGates {
+		if err := g(ctx, tx, userID); err != nil {
+			return err
+		}
 	}
-	return s.ratedGate(ctx, tx, userID)
+	return nil
 }
 
 // rankedSeat refuses a ranked table made by hand to a bot account (the
@@ -763,6 +765,9 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Acti
 		}
 		if g.Ranked {
 			if err := s.rate(ctx, tx, g, seats, placings, d.now); err != nil {
+				return nil, err
+			}
+			if err := tx.EnqueueFairplay(ctx, g.ID, d.now); err != nil {
 				return nil, err
 			}
 		}

@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"strings"
@@ -91,7 +93,36 @@ func (s *Server) startSession(c echo.Context, u db.User) error {
 	}
 	sess.Values[session.UserKey] = u.ID
 	c.Set(ctxUser, &u)
+	s.seen(c, u)
 	return sess.Save(c.Request(), c.Response())
+}
+
+// deviceCookie is a long-lived random id of the browser, kept so that
+// accounts logging in from one device can be linked for fair play
+// (docs/fair-play.md); only its keyed hash is stored.
+const deviceCookie = "device"
+
+// seen records the device and network of a log-in for fair play; a
+// failure is logged, never in the way of logging in.
+func (s *Server) seen(c echo.Context, u db.User) {
+	if s.fairplay == nil || u.Guest {
+		return
+	}
+	id := ""
+	if ck, err := c.Cookie(deviceCookie); err == nil && len(ck.Value) == 32 {
+		id = ck.Value
+	} else {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return
+		}
+		id = hex.EncodeToString(b)
+		c.SetCookie(&http.Cookie{Name: deviceCookie, Value: id, Path: "/", MaxAge: 2 * 365 * 24 * 3600,
+			HttpOnly: true, Secure: s.cfg.Secure(), SameSite: http.SameSiteLaxMode})
+	}
+	if err := s.fairplay.Seen(c.Request().Context(), u.ID, id, c.RealIP()); err != nil {
+		s.log.Warn("record the device of a log-in", "err", err)
+	}
 }
 
 // endSession logs this session out (its row is deleted, so a copy of the

@@ -128,6 +128,22 @@ func (s *Server) actionName(c echo.Context, action string) string {
 		return tr(c, "forgave an abandoned game on appeal")
 	case db.ModAppealUpheld:
 		return tr(c, "upheld an abandoned game on appeal")
+	case db.ModFairDismiss:
+		return tr(c, "dismissed a fair-play case")
+	case db.ModFairWarn:
+		return tr(c, "warned for fair play")
+	case db.ModFairMark:
+		return tr(c, "marked for unfair play")
+	case db.ModFairClose:
+		return tr(c, "closed as a second account")
+	case db.ModFairUndo:
+		return tr(c, "undid a fair-play decision")
+	case db.ModFairRefund:
+		return tr(c, "gave back one game's points")
+	case db.ModFairUpheld:
+		return tr(c, "upheld a fair-play decision on appeal")
+	case db.ModFairOverturned:
+		return tr(c, "overturned a fair-play decision on appeal")
 	}
 	return action
 }

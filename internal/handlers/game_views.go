@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"math"
 	"slices"
 	"strings"
@@ -266,7 +267,9 @@ func fillTable(ctx context.Context, v views.TableView, t *games.Table, pv *engin
 	}
 	if pv.Finished {
 		for i, name := range names {
-			v.Standings = append(v.Standings, views.Standing{Seat: i, Place: pv.Placings[i], Name: name, Total: pv.Totals[i], Me: i == t.ViewerSeat})
+			st := views.Standing{Seat: i, Place: pv.Placings[i], Name: name, Total: pv.Totals[i], Me: i == t.ViewerSeat}
+			st.ReportURL = reportURL(t, i, g.ID)
+			v.Standings = append(v.Standings, st)
 		}
 		sortStandings(v.Standings)
 		v.ReplayURL = fmt.Sprintf("/games/%d/replay", g.ID)
@@ -366,6 +369,20 @@ func roundEnd(ctx context.Context, pv *engine.View, names []string, viewer int) 
 		})
 	}
 	return re
+}
+
+// reportURL is where a player seated at a finished game reports another
+// person of it ("" for themselves, bots, or a viewer not seated).
+func reportURL(t *games.Table, seat int, gameID int64) string {
+	if t.ViewerSeat < 0 || seat == t.ViewerSeat {
+		return ""
+	}
+	for _, st := range t.Seats {
+		if st.Seat != nil && *st.Seat == seat && st.UserID != nil && st.Username != nil && !st.BotAccount {
+			return fmt.Sprintf("/report/%s?game=%d", url.PathEscape(*st.Username), gameID)
+		}
+	}
+	return ""
 }
 
 func sortStandings(st []views.Standing) {

@@ -147,12 +147,31 @@ func (s *Server) profile(c echo.Context) error {
 		Rank: p.Rank, RankedGames: p.Games, RankedWins: p.Wins, Provisional: p.Games < rating.Provisional,
 		Bot: u.Bot,
 	}
+	refunds, err := s.fairplay.Refunds(c.Request().Context(), u.ID)
+	if err != nil {
+		return err
+	}
 	if len(p.History) > 0 {
 		ratings := []float64{p.History[0].Before}
 		var titles []string
-		for _, h := range p.History {
+		// A refund is a point of the history at its time; the changes
+		// after it start from the rating with it.
+		k := 0
+		var live []db.Refund
+		for _, r := range refunds {
+			if r.UndoneAt == nil {
+				live = append(live, r)
+			}
+		}
+		for i, h := range p.History {
+			shift := 0.0
 			ratings = append(ratings, h.After)
 			titles = append(titles, tr(c, "Game #{{.ID}}, {{.Place}} of {{.Players}}: {{.Before}} → {{.After}}", "ID", h.GameID, "Place", views.Ordinal(c.Request().Context(), h.Place), "Players", h.Players, "Before", fmt.Sprintf("%.0f", h.Before), "After", fmt.Sprintf("%.0f", h.After)))
+			for ; k < len(live) && (i == len(p.History)-1 || live[k].CreatedAt.Before(p.History[i+1].CreatedAt)); k++ {
+				shift += live[k].Points
+				ratings = append(ratings, h.After+shift)
+				titles = append(titles, tr(c, "Refund for game #{{.ID}}: +{{.Points}}", "ID", live[k].GameID, "Points", points(live[k].Points)))
+			}
 		}
 		v.Chart = views.NewChart(c.Request().Context(), ratings, titles)
 	}
@@ -210,6 +229,12 @@ func (s *Server) profile(c echo.Context) error {
 			return err
 		}
 		v.Relation = &views.RelationView{Follows: rel.Follows, Blocks: rel.Blocks, BlockedBy: rel.BlockedBy}
+		v.CanReport = !u.Bot
+	}
+	v.Marked = u.MarkedAt != nil
+	lang := i18n.From(c.Request().Context())
+	for _, r := range refunds {
+		v.Refunds = append(v.Refunds, views.RefundView{GameID: r.GameID, Marked: r.MarkedName, Points: points(r.Points), When: i18n.Date(lang, r.CreatedAt), Undone: r.UndoneAt != nil})
 	}
 	return render(c, http.StatusOK, views.ProfilePage(s.page(c, u.Username), v))
 }

@@ -24,6 +24,7 @@ import (
 	"nothanks/internal/clock"
 	"nothanks/internal/config"
 	"nothanks/internal/db"
+	"nothanks/internal/fairplay"
 	"nothanks/internal/games"
 	"nothanks/internal/invites"
 	"nothanks/internal/leavers"
@@ -97,6 +98,8 @@ type Deps struct {
 	Bots *botaccounts.Service
 	// Leavers is leaving games in play, reliability and pauses.
 	Leavers *leavers.Service
+	// FairPlay is reports, cases, marks and appeals.
+	FairPlay *fairplay.Service
 }
 
 // Server holds the handlers' dependencies.
@@ -123,6 +126,7 @@ type Server struct {
 	privacy     *privacy.Service
 	bots        *botaccounts.Service
 	leavers     *leavers.Service
+	fairplay    *fairplay.Service
 	db          Store
 	clock       clock.Clock
 	log         *slog.Logger
@@ -156,6 +160,7 @@ func New(d Deps) *echo.Echo {
 	}
 	s.bots = d.Bots
 	s.leavers = d.Leavers
+	s.fairplay = d.FairPlay
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)

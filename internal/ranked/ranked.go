@@ -195,7 +195,11 @@ func (s *Service) RunMatcher(ctx context.Context) ([]int64, error) {
 		now := s.clock.Now()
 		var tables []matching.Table
 		for _, pool := range []Pool{People, Bots} {
-			tables = append(tables, matching.Match(pools[string(pool)], now)...)
+			formed := matching.Match(pools[string(pool)], now)
+			if err := recordPool(ctx, tx, pools[string(pool)], formed, now); err != nil {
+				return err
+			}
+			tables = append(tables, formed...)
 		}
 		for _, t := range tables {
 			ids := make([]int64, len(t.Players))
@@ -219,6 +223,26 @@ func (s *Service) RunMatcher(ctx context.Context) ([]int64, error) {
 		return nil, apperr.Wrap(err, apperr.Internal, "could not match players")
 	}
 	return created, nil
+}
+
+// recordPool stores, for the fair-play signals, who was waiting when
+// tables were formed and the chance that two of them share a table:
+// Σ k(k−1) over the tables formed, over n(n−1) for n waiting.
+func recordPool(ctx context.Context, tx *db.Tx, waiting []matching.Entry, formed []matching.Table, now time.Time) error {
+	n := len(waiting)
+	if len(formed) == 0 || n < 2 {
+		return nil
+	}
+	pairs := 0
+	for _, t := range formed {
+		k := len(t.Players)
+		pairs += k * (k - 1)
+	}
+	members := make([]int64, n)
+	for i, e := range waiting {
+		members[i] = e.UserID
+	}
+	return tx.RecordSeatingPool(ctx, members, float64(pairs)/float64(n*(n-1)), now)
 }
 
 // PageSize is the ladder's page length.
@@ -288,9 +312,10 @@ func (s *Service) Profile(ctx context.Context, u db.User) (Profile, error) {
 	if p.BySize, err = s.store.RecordBySize(ctx, u.ID); err != nil {
 		return p, apperr.Wrap(err, apperr.Internal, "could not load the record")
 	}
+	// The rating now: the last change and any refund since (docs/fair-play.md).
 	p.Rating = rating.Start
 	if n := len(p.History); n > 0 {
-		p.Rating = p.History[n-1].After
+		p.Rating = u.Rating
 	}
 	p.Games = len(p.History)
 	for _, h := range p.History {

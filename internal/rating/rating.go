@@ -57,11 +57,18 @@ func Update(players []Player) []float64 {
 			if i == j {
 				continue
 			}
-			sum += score(p.Placing, q.Placing) - Expected(p.Rating, q.Rating)
+			sum += Pairwise(p, q, n)
 		}
-		out[i] = p.Rating + K(p.Games)*sum/float64(n-1)
+		out[i] = p.Rating + sum
 	}
 	return out
+}
+
+// Pairwise is the part of p's rating change in a game of n players that
+// comes from their result against q: K/(N-1) × (score − expected). A
+// player's change is the sum of these over the others.
+func Pairwise(p, q Player, n int) float64 {
+	return K(p.Games) * (score(p.Placing, q.Placing) - Expected(p.Rating, q.Rating)) / float64(n-1)
 }
 
 // score is the pairwise result of placings a and b: 1 for the better

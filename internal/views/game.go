@@ -191,6 +191,9 @@ type Standing struct {
 	// Accuracy is the player's accuracy by the post-game analysis, ""
 	// until it is made (or for bots).
 	Accuracy string
+	// ReportURL is where the viewer, a player of the game, reports this
+	// player ("" for none).
+	ReportURL string
 }
 
 // LobbyView is an open game waiting for players.

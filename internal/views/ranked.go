@@ -8,7 +8,13 @@ import (
 
 // ProfileView is a player's public page.
 type ProfileView struct {
-	Username    string
+	Username string
+	// Marked: the account is marked for unfair play; Refunds are the
+	// rating points given back to it (in its rating history).
+	Marked  bool
+	Refunds []RefundView
+	// CanReport: the viewer is a member who may report this player.
+	CanReport   bool
 	Joined      string
 	Rating      int
 	Rank        int

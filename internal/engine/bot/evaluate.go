@@ -23,6 +23,10 @@ type Estimate struct {
 	Diff, DiffSE float64
 	// Playouts is how many playouts began with the action.
 	Playouts int
+	// Seats is every seat's mean share of the win over those playouts
+	// (the deciding seat's raw mean, not Win's best line after it): what
+	// the action hands the others, for judging who a mistake helped.
+	Seats [engine.MaxPlayers]float64
 }
 
 // Evaluate estimates both actions of the seat whose view v is, for judging
@@ -46,10 +50,23 @@ func Evaluate(v engine.View, budget Budget, rng *rand.Rand) (take, pass Estimate
 	tv, pv := s.rootValues()
 	l := &s.chain[0]
 	take = estimate(tv, &l.take)
+	take.Seats = s.seatMeans(actTake)
 	if canPass {
 		pass = estimate(pv, &l.pass)
+		pass.Seats = s.seatMeans(actPass)
 	}
 	return take, pass
+}
+
+// seatMeans is every seat's mean win over the playouts that began with
+// act at the root.
+func (s *search) seatMeans(act int) (out [engine.MaxPlayers]float64) {
+	if n := s.seatN[act]; n > 0 {
+		for j := range s.root.n {
+			out[j] = s.seatWin[act][j] / n
+		}
+	}
+	return out
 }
 
 // estimate reports a value with standard errors from the spread of the

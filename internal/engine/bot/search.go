@@ -135,6 +135,11 @@ type search struct {
 	// side holds the other seats' decisions in the auction, by the number
 	// of passes since the root, for seats that search (modelSearch).
 	side []sideNode
+	// seatWin sums every seat's win over the playouts that began with
+	// taking (0) and passing (1) at the root, seatN counts them
+	// (Estimate.Seats).
+	seatWin [2][engine.MaxPlayers]float64
+	seatN   [2]float64
 }
 
 func newSearch(v engine.View, budget Budget, even bool) *search {
@@ -243,6 +248,13 @@ func (s *search) playout(rng *rand.Rand, i int) {
 		}
 	}
 	o := r.outcome()
+	if steps > 0 {
+		first := path[0]
+		s.seatN[first]++
+		for j := range s.root.n {
+			s.seatWin[first][j] += o.win[j]
+		}
+	}
 	for k := range passes {
 		if side[k] != noAct && k < len(s.side) {
 			s.side[k].add(int(side[k]), o.reward[(s.root.turn+k)%s.root.n])
