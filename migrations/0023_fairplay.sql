@@ -146,7 +146,7 @@ CREATE TABLE fairplay_decisions (
     undone_at     timestamptz,
     undone_by     bigint      REFERENCES users (id) ON DELETE SET NULL,
     undo_reason   text,
-    appeal        text        CHECK (length(appeal) BETWEEN 1 AND 2000),
+    appeal        text        CHECK (length(appeal) <= 2000),
     appealed_at   timestamptz,
     answer        text        CHECK (answer IN ('upheld', 'overturned')),
     answer_note   text,

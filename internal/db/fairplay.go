@@ -296,3 +296,16 @@ func (s *Store) LinkedAccounts(ctx context.Context, userID int64) ([]LinkedAccou
 	}
 	return out, nil
 }
+
+// LinkCount counts the devices and networks kept for an account.
+func (s *Store) LinkCount(ctx context.Context, userID int64) (devices, networks int, err error) {
+	var row struct {
+		Devices  int `db:"devices"`
+		Networks int `db:"networks"`
+	}
+	if err := get(ctx, s.DB, &row, `SELECT count(*) FILTER (WHERE kind = 'device') AS devices, count(*) FILTER (WHERE kind = 'network') AS networks
+		FROM account_links WHERE user_id = $1`, userID); err != nil {
+		return 0, 0, fmt.Errorf("db: link count: %w", err)
+	}
+	return row.Devices, row.Networks, nil
+}

@@ -297,6 +297,12 @@ func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) (
 			// An appeal's text is the player's words; the abandonments
 			// themselves stay with the anonymous account, as its games do.
 			`UPDATE abandonments SET appeal = '', answer_note = '' WHERE user_id = $1 AND appeal IS NOT NULL`,
+			// Fair play: the devices and networks go; the words of the
+			// account's reports and appeals are erased; the decisions
+			// about it stay with the anonymous account.
+			`DELETE FROM account_links WHERE user_id = $1`,
+			`UPDATE player_reports SET note = '' WHERE reporter_id = $1`,
+			`UPDATE fairplay_decisions SET appeal = '' WHERE user_id = $1 AND appeal IS NOT NULL`,
 			`DELETE FROM password_resets WHERE user_id = $1`,
 			`DELETE FROM invites WHERE (from_user = $1 OR to_user = $1) AND status = 'open'`,
 			`UPDATE mail_outbox SET status = 'skipped', note = 'account deleted' WHERE user_id = $1 AND status IN ('pending', 'sending')`,

@@ -435,4 +435,15 @@ func TestAccountsOnOneDeviceAreLinked(t *testing.T) {
 	if err := s.Store.DB.Get(&raw, `SELECT count(*) FROM account_links WHERE length(hash) <> 32`); err != nil || raw != 0 {
 		t.Errorf("links stored other than as 32-byte keyed hashes: %d %v", raw, err)
 	}
+	// The export says what is kept; deleting the account forgets it.
+	res := browser.Get("/settings/export")
+	if res.Status != http.StatusOK || !strings.Contains(res.Body, `"fair_play"`) || !strings.Contains(res.Body, `"devices": 1`) && !strings.Contains(res.Body, `"devices":1`) {
+		t.Errorf("the export of Zed2: %d %s", res.Status, res.Body)
+	}
+	if res := browser.PostForm("/settings/delete", url.Values{"password": {apptest.Password}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.Status)
+	}
+	if cp := moe.Get(caseOf(t, moe, "Zed")); strings.Contains(cp.TestID("linked"), "Zed2") || cp.Has("linked") {
+		t.Errorf("a deleted account is still linked: %q", cp.TestID("linked"))
+	}
 }

@@ -29,6 +29,10 @@ type Store interface {
 	Blocked(ctx context.Context, userID int64) ([]db.Followed, error)
 	ReliabilityOf(ctx context.Context, userID int64) (db.Reliability, error)
 	Abandonments(ctx context.Context, userID int64, limit int) ([]db.Abandonment, error)
+	ReportsBy(ctx context.Context, reporterID int64, limit int) ([]db.PlayerReport, error)
+	DecisionsAbout(ctx context.Context, userID int64) ([]db.FairDecision, error)
+	RefundsOf(ctx context.Context, userID int64) ([]db.Refund, error)
+	LinkCount(ctx context.Context, userID int64) (devices, networks int, err error)
 }
 
 // Service exports and deletes accounts.
@@ -79,6 +83,50 @@ type Export struct {
 	// rated games abandoned, with their pauses and appeals.
 	Reliability  ExportReliability   `json:"reliability"`
 	Abandonments []ExportAbandonment `json:"abandonments"`
+	// FairPlay is the account's reports, the decisions about it with its
+	// appeals, the points given back to it, and how many devices and
+	// networks are kept for it (as keyed hashes, which say nothing).
+	FairPlay ExportFairPlay `json:"fair_play"`
+}
+
+// ExportFairPlay is what fair play keeps about an account.
+type ExportFairPlay struct {
+	Reports   []ExportReport   `json:"reports"`
+	Decisions []ExportDecision `json:"decisions"`
+	Refunds   []ExportRefund   `json:"refunds"`
+	Devices   int              `json:"devices"`
+	Networks  int              `json:"networks"`
+}
+
+// ExportReport is a report the account filed.
+type ExportReport struct {
+	Player    string     `json:"player"`
+	GameID    *int64     `json:"game_id,omitempty"`
+	Reason    string     `json:"reason"`
+	Note      string     `json:"note"`
+	CreatedAt time.Time  `json:"created_at"`
+	HandledAt *time.Time `json:"handled_at,omitempty"`
+	Outcome   *string    `json:"outcome,omitempty"`
+}
+
+// ExportDecision is a moderator's decision about the account.
+type ExportDecision struct {
+	Action     string     `json:"action"`
+	Reason     string     `json:"reason"`
+	DecidedAt  time.Time  `json:"decided_at"`
+	UndoneAt   *time.Time `json:"undone_at,omitempty"`
+	Appeal     *string    `json:"appeal,omitempty"`
+	AppealedAt *time.Time `json:"appealed_at,omitempty"`
+	Answer     *string    `json:"answer,omitempty"`
+	AnswerNote *string    `json:"answer_note,omitempty"`
+}
+
+// ExportRefund is points given back to the account.
+type ExportRefund struct {
+	GameID    int64      `json:"game_id"`
+	Points    float64    `json:"points"`
+	CreatedAt time.Time  `json:"created_at"`
+	UndoneAt  *time.Time `json:"undone_at,omitempty"`
 }
 
 // ExportAccount is the account's own fields.
@@ -202,5 +250,36 @@ func (s *Service) Export(ctx context.Context, u db.User) (Export, error) {
 		out.Abandonments = append(out.Abandonments, ExportAbandonment{GameID: a.GameID, How: a.How, At: a.At.UTC(), Step: a.Step, PauseUntil: a.PauseUntil,
 			Appeal: a.Appeal, AppealedAt: a.AppealedAt, Answer: a.Answer, AnswerNote: a.AnswerNote})
 	}
+	if err := s.exportFairPlay(ctx, u.ID, &out.FairPlay); err != nil {
+		return Export{}, err
+	}
 	return out, nil
+}
+
+func (s *Service) exportFairPlay(ctx context.Context, userID int64, out *ExportFairPlay) error {
+	out.Reports, out.Decisions, out.Refunds = []ExportReport{}, []ExportDecision{}, []ExportRefund{}
+	rs, err := s.store.ReportsBy(ctx, userID, 100000)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		out.Reports = append(out.Reports, ExportReport{Player: r.TargetName, GameID: r.GameID, Reason: r.Reason, Note: r.Note, CreatedAt: r.CreatedAt.UTC(), HandledAt: r.HandledAt, Outcome: r.Outcome})
+	}
+	ds, err := s.store.DecisionsAbout(ctx, userID)
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		out.Decisions = append(out.Decisions, ExportDecision{Action: d.Action, Reason: d.Reason, DecidedAt: d.DecidedAt.UTC(), UndoneAt: d.UndoneAt,
+			Appeal: d.Appeal, AppealedAt: d.AppealedAt, Answer: d.Answer, AnswerNote: d.AnswerNote})
+	}
+	fs, err := s.store.RefundsOf(ctx, userID)
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
+		out.Refunds = append(out.Refunds, ExportRefund{GameID: f.GameID, Points: f.Points, CreatedAt: f.CreatedAt.UTC(), UndoneAt: f.UndoneAt})
+	}
+	out.Devices, out.Networks, err = s.store.LinkCount(ctx, userID)
+	return err
 }
