@@ -264,9 +264,9 @@ type ReportInput struct {
 // together when one is named. It refuses reporting oneself, an unknown
 // reason, a game the two did not share, a second open report of the same
 // player and more than the limits allow.
-func (s *Service) Report(ctx context.Context, reporter db.User, in ReportInput) error {
+func (s *Service) Report(ctx context.Context, reporter db.User, in ReportInput) (int64, error) {
 	if reporter.Guest || !reporter.Active() {
-		return apperr.E(apperr.Forbidden, "Only members can report a player.")
+		return 0, apperr.E(apperr.Forbidden, "Only members can report a player.")
 	}
 	fe := apperr.FieldErrors{}
 	in.Note = strings.TrimSpace(in.Note)
@@ -277,26 +277,26 @@ func (s *Service) Report(ctx context.Context, reporter db.User, in ReportInput) 
 		fe.Add("note", "Keep it under 2,000 characters.")
 	}
 	if err := fe.Err(); err != nil {
-		return err
+		return 0, err
 	}
 	target, err := s.store.UserByName(ctx, strings.TrimSpace(in.Target))
 	if errors.Is(err, db.ErrNotFound) || (err == nil && (target.DeletedAt != nil || target.Guest)) {
-		return apperr.E(apperr.NotFound, "There is no player called %s.", in.Target)
+		return 0, apperr.E(apperr.NotFound, "There is no player called %s.", in.Target)
 	}
 	if err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not load the player")
+		return 0, apperr.Wrap(err, apperr.Internal, "could not load the player")
 	}
 	if target.ID == reporter.ID {
-		return apperr.E(apperr.Invalid, "You cannot report yourself.")
+		return 0, apperr.E(apperr.Invalid, "You cannot report yourself.")
 	}
 	var gameID *int64
 	if in.GameID != 0 {
 		both, err := s.store.BothSeated(ctx, in.GameID, reporter.ID, target.ID)
 		if err != nil {
-			return apperr.Wrap(err, apperr.Internal, "could not read the game")
+			return 0, apperr.Wrap(err, apperr.Internal, "could not read the game")
 		}
 		if !both {
-			return apperr.E(apperr.Invalid, "You can report a player about a game only if you both played in it.")
+			return 0, apperr.E(apperr.Invalid, "You can report a player about a game only if you both played in it.")
 		}
 		gameID = &in.GameID
 	}
@@ -308,20 +308,20 @@ func (s *Service) Report(ctx context.Context, reporter db.User, in ReportInput) 
 	}{{ReportsPerHour, time.Hour, "You have sent %d reports in the last hour; please wait before sending more."}, {ReportsPerDay, 24 * time.Hour, "You have sent %d reports today; please wait before sending more."}} {
 		n, err := s.store.ReportsSince(ctx, reporter.ID, now.Add(-l.since))
 		if err != nil {
-			return apperr.Wrap(err, apperr.Internal, "could not count your reports")
+			return 0, apperr.Wrap(err, apperr.Internal, "could not count your reports")
 		}
 		if n >= l.n {
-			return apperr.E(apperr.TooMany, l.msg, n)
+			return 0, apperr.E(apperr.TooMany, l.msg, n)
 		}
 	}
-	_, err = s.store.FileReport(ctx, db.PlayerReport{ReporterID: reporter.ID, TargetID: target.ID, GameID: gameID, Reason: in.Reason, Note: in.Note}, ReportWeight, now)
+	id, err := s.store.FileReport(ctx, db.PlayerReport{ReporterID: reporter.ID, TargetID: target.ID, GameID: gameID, Reason: in.Reason, Note: in.Note}, ReportWeight, now)
 	if errors.Is(err, db.ErrDuplicate) {
-		return apperr.E(apperr.Conflict, "You have reported %s already; the moderators have not finished with that report yet.", target.Username)
+		return 0, apperr.E(apperr.Conflict, "You have reported %s already; the moderators have not finished with that report yet.", target.Username)
 	}
 	if err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not file the report")
+		return 0, apperr.Wrap(err, apperr.Internal, "could not file the report")
 	}
-	return nil
+	return id, nil
 }
 
 func contains(xs []string, x string) bool {

@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -42,7 +44,7 @@ func (s *Server) reportPlayer(c echo.Context) error {
 		}
 		in.GameID = id
 	}
-	if err := s.fairplay.Report(c.Request().Context(), *currentUser(c), in); err != nil {
+	if _, err := s.fairplay.Report(c.Request().Context(), *currentUser(c), in); err != nil {
 		if apperr.CodeOf(err) == apperr.Internal || apperr.CodeOf(err) == apperr.NotFound {
 			return err
 		}
@@ -280,4 +282,88 @@ func (s *Server) fairAnswer(c echo.Context) error {
 	}
 	s.setFlash(c, "ok", tr(c, "The appeal is answered; the player reads your answer on their fair-play page."))
 	return redirect(c, "/admin/fairplay#fair-appeals")
+}
+
+// apiReport files a report of a player.
+func (s *Server) apiReport(c echo.Context) error {
+	var in fairplay.ReportInput
+	if err := decodeBody(c, &in, i18n.M(`The body is not a report: send {"player": "name", "reason": "feeding", "game_id": 12, "note": "…"}.`), bodyRules{required: true}); err != nil {
+		return err
+	}
+	id, err := s.fairplay.Report(c.Request().Context(), *apiUser(c), in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"id": id, "status": "waiting"})
+}
+
+// apiDecision is a decision about the caller as the API gives it.
+type apiDecision struct {
+	ID        int64      `json:"id"`
+	Action    string     `json:"action"`
+	Reason    string     `json:"reason"`
+	DecidedAt time.Time  `json:"decided_at"`
+	UndoneAt  *time.Time `json:"undone_at,omitempty"`
+	Refunded  float64    `json:"refunded_to_others,omitempty"`
+	Appealed  bool       `json:"appealed"`
+	Answer    *string    `json:"answer,omitempty"`
+}
+
+// apiMyFairPlay is the caller's fair play: decisions about them, their
+// reports and the points given back to them.
+func (s *Server) apiMyFairPlay(c echo.Context) error {
+	u := apiUser(c)
+	m, err := s.fairplay.Mine(c.Request().Context(), *u)
+	if err != nil {
+		return err
+	}
+	type report struct {
+		Player    string     `json:"player"`
+		GameID    *int64     `json:"game_id,omitempty"`
+		Reason    string     `json:"reason"`
+		CreatedAt time.Time  `json:"created_at"`
+		HandledAt *time.Time `json:"handled_at,omitempty"`
+		Outcome   *string    `json:"outcome,omitempty"`
+	}
+	type refund struct {
+		GameID    int64      `json:"game_id"`
+		Points    float64    `json:"points"`
+		CreatedAt time.Time  `json:"created_at"`
+		UndoneAt  *time.Time `json:"undone_at,omitempty"`
+	}
+	out := struct {
+		Marked    bool          `json:"marked"`
+		Decisions []apiDecision `json:"decisions"`
+		Reports   []report      `json:"reports"`
+		Refunds   []refund      `json:"refunds"`
+	}{Marked: u.MarkedAt != nil, Decisions: []apiDecision{}, Reports: []report{}, Refunds: []refund{}}
+	for _, d := range m.Decisions {
+		out.Decisions = append(out.Decisions, apiDecision{ID: d.ID, Action: d.Action, Reason: d.Reason, DecidedAt: d.DecidedAt.UTC(), UndoneAt: d.UndoneAt,
+			Refunded: math.Round(d.Refunded*10) / 10, Appealed: d.AppealedAt != nil, Answer: d.Answer})
+	}
+	for _, r := range m.Reports {
+		out.Reports = append(out.Reports, report{Player: r.TargetName, GameID: r.GameID, Reason: r.Reason, CreatedAt: r.CreatedAt.UTC(), HandledAt: r.HandledAt, Outcome: r.Outcome})
+	}
+	for _, r := range m.Refunds {
+		out.Refunds = append(out.Refunds, refund{GameID: r.GameID, Points: math.Round(r.Points*10) / 10, CreatedAt: r.CreatedAt.UTC(), UndoneAt: r.UndoneAt})
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// apiFairAppeal appeals a decision about the caller, once.
+func (s *Server) apiFairAppeal(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return apperr.E(apperr.NotFound, "There is no such decision about you.")
+	}
+	var in struct {
+		Appeal string `json:"appeal"`
+	}
+	if err := decodeBody(c, &in, i18n.M(`The body is not an appeal: send {"appeal": "why the decision is wrong"}.`), bodyRules{required: true}); err != nil {
+		return err
+	}
+	if err := s.fairplay.Appeal(c.Request().Context(), *apiUser(c), id, in.Appeal); err != nil {
+		return err
+	}
+	return s.apiMyFairPlay(c)
 }

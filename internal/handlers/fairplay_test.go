@@ -447,3 +447,51 @@ func TestAccountsOnOneDeviceAreLinked(t *testing.T) {
 		t.Errorf("a deleted account is still linked: %q", cp.TestID("linked"))
 	}
 }
+
+// Reports, the player's record and an appeal through the API, each
+// answer checked against the OpenAPI document.
+func TestFairPlayThroughTheAPI(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	kim, lou := s.APIFor("Kim"), s.APIFor("Lou")
+	if st, body := kim.Do(http.MethodPost, "/api/v1/reports", map[string]any{"player": "Kim", "reason": "abuse"}); st != http.StatusUnprocessableEntity {
+		t.Errorf("reporting oneself: %d %v", st, body)
+	}
+	if st, body := kim.Do(http.MethodPost, "/api/v1/reports", map[string]any{"player": "Lou", "reason": "abuse", "gmae_id": 3}); st != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(body), "gmae_id") {
+		t.Errorf("a misspelt field: %d %v", st, body)
+	}
+	st, body := kim.Do(http.MethodPost, "/api/v1/reports", map[string]any{"player": "Lou", "reason": "abuse", "note": "rude in chat"})
+	if st != http.StatusCreated || body["status"] != "waiting" {
+		t.Fatalf("report: %d %v", st, body)
+	}
+	if st, _ := kim.Do(http.MethodPost, "/api/v1/reports", map[string]any{"player": "Lou", "reason": "abuse"}); st != http.StatusConflict {
+		t.Errorf("a second open report: %d", st)
+	}
+	_, mine := kim.Do(http.MethodGet, "/api/v1/me/fairplay", nil)
+	if rs := mine["reports"].([]any); len(rs) != 1 || rs[0].(map[string]any)["player"] != "Lou" || rs[0].(map[string]any)["outcome"] != nil {
+		t.Fatalf("Kim's reports: %v", mine["reports"])
+	}
+	moe := s.Client().Register("Moe")
+	grant(t, s, "Moe")
+	if res := moe.PostForm(caseOf(t, moe, "Lou")+"/decide", url.Values{"account": {"Lou"}, "action": {"warn"}, "reason": {"Be kind"}, "close": {"true"}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("warn: %d", res.Status)
+	}
+	_, mine = kim.Do(http.MethodGet, "/api/v1/me/fairplay", nil)
+	if r := mine["reports"].([]any)[0].(map[string]any); r["outcome"] != "warned" {
+		t.Errorf("Kim's report after the warning: %v", r)
+	}
+	_, his := lou.Do(http.MethodGet, "/api/v1/me/fairplay", nil)
+	ds := his["decisions"].([]any)
+	if len(ds) != 1 || ds[0].(map[string]any)["action"] != "warn" || his["marked"] != false {
+		t.Fatalf("Lou's decisions: %v", his)
+	}
+	path := fmt.Sprintf("/api/v1/me/fairplay/decisions/%d/appeal", int64(ds[0].(map[string]any)["id"].(float64)))
+	if st, body := kim.Do(http.MethodPost, path, map[string]any{"appeal": "not me"}); st != http.StatusNotFound {
+		t.Errorf("appealing someone else's decision: %d %v", st, body)
+	}
+	if st, body := lou.Do(http.MethodPost, path, map[string]any{"appeal": "I was joking with a friend"}); st != http.StatusOK || body["decisions"].([]any)[0].(map[string]any)["appealed"] != true {
+		t.Errorf("appeal: %d %v", st, body)
+	}
+	if st, _ := lou.Do(http.MethodPost, path, map[string]any{"appeal": "again"}); st != http.StatusConflict {
+		t.Errorf("a second appeal: %d", st)
+	}
+}

@@ -3,8 +3,8 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"time"

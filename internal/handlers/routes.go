@@ -178,6 +178,9 @@ func (s *Server) routes(e *echo.Echo) {
 	})), s.botGames)
 	api.POST("/games/:id/leave", s.apiDo(s.apiLeave))
 	api.GET("/me/reliability", s.apiMyReliability)
+	api.POST("/reports", s.apiReport)
+	api.GET("/me/fairplay", s.apiMyFairPlay)
+	api.POST("/me/fairplay/decisions/:id/appeal", s.apiFairAppeal)
 	api.POST("/games/:id/start", s.apiDo(apiLobby(func(c echo.Context, u, id int64, _ apiBody) error { return s.games.Start(c.Request().Context(), u, id) })))
 	api.POST("/games/:id/bots", s.apiDo(apiLobby(func(c echo.Context, u, id int64, b apiBody) error {
 		return s.games.AddBot(c.Request().Context(), u, id, b.Level)
