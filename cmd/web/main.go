@@ -51,8 +51,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if len(args) > 0 {
 		command = args[0]
 	}
-	if command != "serve" && command != "migrate" && command != "admin" {
-		return fmt.Errorf("unknown command %q (want: serve, migrate, or admin grant|revoke NAME)", command)
+	if command != "serve" && command != "migrate" && command != "admin" && command != "fairplay" {
+		return fmt.Errorf("unknown command %q (want: serve, migrate, admin grant|revoke NAME, or fairplay rebuild)", command)
+	}
+	if command == "fairplay" && (len(args) != 2 || args[1] != "rebuild") {
+		return fmt.Errorf("usage: web fairplay rebuild")
 	}
 	if command == "admin" && (len(args) != 3 || (args[1] != "grant" && args[1] != "revoke")) {
 		return fmt.Errorf("usage: web admin grant NAME (or: web admin revoke NAME)")
@@ -87,6 +90,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	a, err := app.New(ctx, cfg, store, clock.Real{}, logger)
 	if err != nil {
 		return err
+	}
+	if command == "fairplay" {
+		start := time.Now()
+		games, pairs, err := a.FairPlay.Rebuild(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "fair-play signals rebuilt from %d rated games: %d pairs, in %s\n", games, pairs, time.Since(start).Round(time.Millisecond))
+		return nil
 	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -79,7 +79,8 @@ func (t *Tx) FinishFairplayJob(ctx context.Context, gameID int64, now time.Time)
 }
 
 // FairSeat is a person's seat of a finished rated game with the rating
-// and rated games they brought to it.
+// and rated games they brought to it. Games is counted up to 20
+// (rating.Provisional): that is all the K factor needs of it.
 type FairSeat struct {
 	UserID int64   `db:"user_id"`
 	Seat   int     `db:"seat"`
@@ -105,7 +106,7 @@ func (s *Store) FairGameOf(ctx context.Context, gameID int64) (FairGame, error) 
 	}
 	if err := sel(ctx, s.DB, &g.Seats, `
 		SELECT s.user_id, s.seat, rc.place, rc.before,
-			(SELECT count(*) FROM rating_changes o WHERE o.user_id = rc.user_id AND (o.created_at, o.id) < (rc.created_at, rc.id)) AS games
+			(SELECT count(*) FROM (SELECT 1 FROM rating_changes o WHERE o.user_id = rc.user_id AND (o.created_at, o.id) < (rc.created_at, rc.id) LIMIT 20) x) AS games
 		FROM game_seats s JOIN rating_changes rc ON rc.game_id = s.game_id AND rc.user_id = s.user_id
 		JOIN users u ON u.id = s.user_id
 		WHERE s.game_id = $1 AND NOT u.bot ORDER BY s.seat`, gameID); err != nil {
@@ -308,4 +309,133 @@ func (s *Store) LinkCount(ctx context.Context, userID int64) (devices, networks 
 		return 0, 0, fmt.Errorf("db: link count: %w", err)
 	}
 	return row.Devices, row.Networks, nil
+}
+
+// ClearSignals empties the pairs' figures and scores before a rebuild
+// (cases, reports and decisions stay).
+func (s *Store) ClearSignals(ctx context.Context) error {
+	return exec(ctx, s.DB, "clear signals", `TRUNCATE pair_games, pair_signals`)
+}
+
+// RatedGameIDs lists finished rated games after an id, in id order, a
+// page at a time.
+func (s *Store) RatedGameIDs(ctx context.Context, after int64, limit int) ([]int64, error) {
+	var ids []int64
+	if err := sel(ctx, s.DB, &ids, `SELECT id FROM games WHERE ranked AND status = 'finished' AND id > $1 ORDER BY id LIMIT $2`, after, limit); err != nil {
+		return nil, fmt.Errorf("db: rated games: %w", err)
+	}
+	return ids, nil
+}
+
+// FairGamesOf loads many finished rated games for the signals at once
+// (FairGameOf for each), keyed by id.
+func (s *Store) FairGamesOf(ctx context.Context, ids []int64) (map[int64]*FairGame, error) {
+	out := map[int64]*FairGame{}
+	var games []struct {
+		ID     int64  `db:"id"`
+		Seats  int    `db:"seats"`
+		Report []byte `db:"report"`
+	}
+	if err := sel(ctx, s.DB, &games, `
+		SELECT g.id, g.seats, a.report::text::bytea AS report FROM games g
+		LEFT JOIN analyses a ON a.game_id = g.id AND a.status = 'done'
+		WHERE g.id = ANY($1)`, pq.Array(ids)); err != nil {
+		return nil, fmt.Errorf("db: fair games: %w", err)
+	}
+	for _, g := range games {
+		out[g.ID] = &FairGame{ID: g.ID, Players: g.Seats, Report: g.Report}
+	}
+	var seats []struct {
+		GameID int64 `db:"game_id"`
+		FairSeat
+	}
+	if err := sel(ctx, s.DB, &seats, `
+		SELECT s.game_id, s.user_id, s.seat, rc.place, rc.before,
+			(SELECT count(*) FROM (SELECT 1 FROM rating_changes o WHERE o.user_id = rc.user_id AND (o.created_at, o.id) < (rc.created_at, rc.id) LIMIT 20) x) AS games
+		FROM game_seats s JOIN rating_changes rc ON rc.game_id = s.game_id AND rc.user_id = s.user_id
+		JOIN users u ON u.id = s.user_id
+		WHERE s.game_id = ANY($1) AND NOT u.bot ORDER BY s.game_id, s.seat`, pq.Array(ids)); err != nil {
+		return nil, fmt.Errorf("db: fair seats: %w", err)
+	}
+	for _, st := range seats {
+		if g := out[st.GameID]; g != nil {
+			g.Seats = append(g.Seats, st.FairSeat)
+		}
+	}
+	return out, nil
+}
+
+// AddPairGamesBulk writes many pairs' figures in one statement.
+func (s *Store) AddPairGamesBulk(ctx context.Context, rows []PairGameRow, now time.Time) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	n := len(rows)
+	a, b, g := make([]int64, n), make([]int64, n), make([]int64, n)
+	fr, fv, ba, ab := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	f1, f1s, f2, f2s := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	c1, j1, c2, j2 := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, r := range rows {
+		a[i], b[i], g[i] = r.UserA, r.UserB, r.GameID
+		fr[i], fv[i], ba[i], ab[i] = r.FromRest, r.FromRestVar, r.BFromA, r.AFromB
+		f1[i], f1s[i], f2[i], f2s[i] = r.FeedAB, r.FeedABSq, r.FeedBA, r.FeedBASq
+		c1[i], j1[i], c2[i], j2[i] = int64(r.FeedsAB), int64(r.JudgedA), int64(r.FeedsBA), int64(r.JudgedB)
+	}
+	return exec(ctx, s.DB, "add pair games", `
+		INSERT INTO pair_games (user_a, user_b, game_id, from_rest, from_rest_var, b_from_a, a_from_b,
+			feed_ab, feed_ab_sq, feeds_ab, judged_a, feed_ba, feed_ba_sq, feeds_ba, judged_b, created_at)
+		SELECT *, $16::timestamptz FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[],
+			$8::float8[], $9::float8[], $10::bigint[], $11::bigint[], $12::float8[], $13::float8[], $14::bigint[], $15::bigint[])
+		ON CONFLICT DO NOTHING`,
+		pq.Array(a), pq.Array(b), pq.Array(g), pq.Array(fr), pq.Array(fv), pq.Array(ba), pq.Array(ab),
+		pq.Array(f1), pq.Array(f1s), pq.Array(c1), pq.Array(j1), pq.Array(f2), pq.Array(f2s), pq.Array(c2), pq.Array(j2), now)
+}
+
+// SumAllPairs writes every pair's sums (score 0, for the caller to score)
+// from pair_games, with their chance meetings and links, in one
+// statement, and returns them.
+func (s *Store) SumAllPairs(ctx context.Context, now time.Time) ([]PairSignal, error) {
+	var out []PairSignal
+	err := sel(ctx, s.DB, &out, `
+		WITH sums AS (
+			SELECT user_a, user_b, count(*) AS games, sum(from_rest) AS from_rest, sum(from_rest_var) AS from_rest_var,
+				sum(b_from_a) AS b_from_a, sum(a_from_b) AS a_from_b, sum(feed_ab) AS feed_ab, sum(feed_ab_sq) AS feed_ab_sq,
+				sum(feeds_ab) AS feeds_ab, sum(judged_a) AS judged_a, sum(feed_ba) AS feed_ba, sum(feed_ba_sq) AS feed_ba_sq,
+				sum(feeds_ba) AS feeds_ba, sum(judged_b) AS judged_b
+			FROM pair_games GROUP BY user_a, user_b
+		), ins AS (
+			INSERT INTO pair_signals (user_a, user_b, games, expected, from_rest, from_rest_var, b_from_a, a_from_b,
+				feed_ab, feed_ab_sq, feeds_ab, judged_a, feed_ba, feed_ba_sq, feeds_ba, judged_b, device, network, score, updated_at)
+			SELECT p.user_a, p.user_b, p.games,
+				(SELECT coalesce(sum(chance), 0) FROM seating_pools WHERE members @> ARRAY[p.user_a, p.user_b]),
+				p.from_rest, p.from_rest_var, p.b_from_a, p.a_from_b, p.feed_ab, p.feed_ab_sq, p.feeds_ab, p.judged_a,
+				p.feed_ba, p.feed_ba_sq, p.feeds_ba, p.judged_b,
+				EXISTS (SELECT 1 FROM account_links x JOIN account_links y ON y.kind = x.kind AND y.hash = x.hash
+					WHERE x.user_id = p.user_a AND y.user_id = p.user_b AND x.kind = 'device'),
+				EXISTS (SELECT 1 FROM account_links x JOIN account_links y ON y.kind = x.kind AND y.hash = x.hash
+					WHERE x.user_id = p.user_a AND y.user_id = p.user_b AND x.kind = 'network'),
+				0, $1
+			FROM sums p
+			RETURNING *
+		)
+		SELECT ins.*, '' AS name_a, '' AS name_b FROM ins`, now)
+	if err != nil {
+		return nil, fmt.Errorf("db: sum all pairs: %w", err)
+	}
+	return out, nil
+}
+
+// SetScores writes pairs' scores.
+func (s *Store) SetScores(ctx context.Context, a, b []int64, scores []float64) error {
+	return exec(ctx, s.DB, "set scores", `
+		UPDATE pair_signals p SET score = x.score FROM unnest($1::bigint[], $2::bigint[], $3::float8[]) AS x (a, b, score)
+		WHERE p.user_a = x.a AND p.user_b = x.b`, pq.Array(a), pq.Array(b), pq.Array(scores))
+}
+
+// OpenSignalCaseNow is OpenSignalCase outside a transaction.
+func (s *Store) OpenSignalCaseNow(ctx context.Context, a, b int64, score float64, now time.Time) error {
+	return s.Tx(ctx, func(tx *Tx) error {
+		_, err := tx.OpenSignalCase(ctx, a, b, score, now)
+		return err
+	})
 }

@@ -256,7 +256,7 @@ func (s *Store) RatedSeatsWith(ctx context.Context, userID int64, gameID *int64,
 	var out []RatedSeat
 	err := sel(ctx, s.DB, &out, `
 		SELECT rc.game_id, rc.user_id, rc.before, rc.place, rc.players,
-			(SELECT count(*) FROM rating_changes o WHERE o.user_id = rc.user_id AND (o.created_at, o.id) < (rc.created_at, rc.id)) AS games
+			(SELECT count(*) FROM (SELECT 1 FROM rating_changes o WHERE o.user_id = rc.user_id AND (o.created_at, o.id) < (rc.created_at, rc.id) LIMIT 20) x) AS games
 		FROM rating_changes rc
 		WHERE rc.game_id IN (SELECT game_id FROM rating_changes WHERE user_id = $1 AND created_at >= $2 AND ($3::bigint IS NULL OR game_id = $3))
 		ORDER BY rc.game_id, rc.user_id`, userID, since, gameID)

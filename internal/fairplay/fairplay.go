@@ -764,3 +764,71 @@ func (s *Service) Refunds(ctx context.Context, userID int64) ([]db.Refund, error
 	}
 	return rs, nil
 }
+
+// RebuildBatch is how many games a rebuild reads at once.
+const RebuildBatch = 2000
+
+// Rebuild works every pair's signals out again from all stored finished
+// rated games (after a change of the formula): the pairs' figures are
+// emptied, each game's added in batches, every pair summed and scored in
+// one pass, and a case opened for each pair over the threshold. It
+// returns how many games and pairs it read. Cases, reports and decisions
+// are kept; the worker may run meanwhile (a game it adds twice counts
+// once).
+func (s *Service) Rebuild(ctx context.Context) (games, pairs int, err error) {
+	if err := s.store.ClearSignals(ctx); err != nil {
+		return 0, 0, err
+	}
+	now := s.clock.Now()
+	var after int64
+	for {
+		ids, err := s.store.RatedGameIDs(ctx, after, RebuildBatch)
+		if err != nil {
+			return games, 0, err
+		}
+		if len(ids) == 0 {
+			break
+		}
+		after = ids[len(ids)-1]
+		gs, err := s.store.FairGamesOf(ctx, ids)
+		if err != nil {
+			return games, 0, err
+		}
+		var rows []db.PairGameRow
+		for _, id := range ids {
+			g := gs[id]
+			if g == nil {
+				continue
+			}
+			f, err := Facts(*g)
+			if err != nil {
+				s.log.Warn("rebuild: game left out", "game", id, "err", err)
+				continue
+			}
+			for _, p := range Pairs(f) {
+				rows = append(rows, db.PairGameRow{UserA: p.A, UserB: p.B, GameID: p.GameID, FromRest: p.FromRest, FromRestVar: p.FromRestVar,
+					BFromA: p.BFromA, AFromB: p.AFromB, FeedAB: p.FeedAB, FeedABSq: p.FeedABSq, FeedsAB: p.FeedsAB, JudgedA: p.JudgedA,
+					FeedBA: p.FeedBA, FeedBASq: p.FeedBASq, FeedsBA: p.FeedsBA, JudgedB: p.JudgedB})
+			}
+			games++
+		}
+		if err := s.store.AddPairGamesBulk(ctx, rows, now); err != nil {
+			return games, 0, err
+		}
+	}
+	sums, err := s.store.SumAllPairs(ctx, now)
+	if err != nil {
+		return games, 0, err
+	}
+	as, bs, scores := make([]int64, len(sums)), make([]int64, len(sums)), make([]float64, len(sums))
+	for i, p := range sums {
+		f := FiguresOf(p)
+		as[i], bs[i], scores[i] = p.UserA, p.UserB, f.Score().Total
+		if f.Opens() {
+			if err := s.store.OpenSignalCaseNow(ctx, p.UserA, p.UserB, scores[i], now); err != nil {
+				return games, len(sums), err
+			}
+		}
+	}
+	return games, len(sums), s.store.SetScores(ctx, as, bs, scores)
+}
