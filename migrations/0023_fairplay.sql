@@ -6,16 +6,31 @@
 -- rating points to a marked account's victims, and appeals.
 
 -- Every time rated tables are formed from people waiting (the ranked
--- queue's matcher), who was waiting and the chance that two of them
--- share a table: Σ k(k−1) over the tables formed / n(n−1).
+-- queue's matcher), who was waiting and the average chance that two of
+-- them share a table, Σ k(k−1) over the tables formed / n(n−1): kept to
+-- read, the signals use pair_expected.
 CREATE TABLE seating_pools (
     id      bigserial        PRIMARY KEY,
     members bigint[]         NOT NULL,
     chance  double precision NOT NULL CHECK (chance >= 0 AND chance <= 1),
     at      timestamptz      NOT NULL
 );
-CREATE INDEX seating_pools_members ON seating_pools USING gin (members);
 CREATE INDEX seating_pools_at ON seating_pools (at);
+
+-- Each pair's expected meetings: the sum, over the times tables were
+-- formed with both waiting, of the matcher's own chance of seating them
+-- together (matching.PairChances: the waiting matched again 64 times with
+-- their sizes and join times shuffled among them).
+CREATE TABLE pair_expected (
+    user_a   bigint           NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    user_b   bigint           NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    expected double precision NOT NULL,
+    PRIMARY KEY (user_a, user_b),
+    CHECK (user_a < user_b)
+);
+
+-- The signals read a game's rating changes by game.
+CREATE INDEX rating_changes_game ON rating_changes (game_id);
 
 -- A finished rated game's signals wait here until its analysis is done
 -- (or failed); any instance's worker claims it (SKIP LOCKED, a lease).
@@ -195,4 +210,6 @@ DROP TABLE account_links;
 DROP TABLE pair_signals;
 DROP TABLE pair_games;
 DROP TABLE fairplay_jobs;
+DROP TABLE pair_expected;
 DROP TABLE seating_pools;
+DROP INDEX rating_changes_game;

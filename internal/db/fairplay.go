@@ -26,10 +26,25 @@ const (
 var ErrDuplicate = errors.New("db: already exists")
 
 // RecordSeatingPool stores who was waiting when rated tables were formed
-// and the chance that two of them share a table.
-func (t *Tx) RecordSeatingPool(ctx context.Context, members []int64, chance float64, at time.Time) error {
-	return exec(ctx, t.tx, "record seating pool", `INSERT INTO seating_pools (members, chance, at) VALUES ($1, $2, $3)`,
-		pq.Array(members), chance, at)
+// and the average chance that two of them share a table, and adds each
+// pair's own chance (keys: lower id first) to its expected meetings.
+func (t *Tx) RecordSeatingPool(ctx context.Context, members []int64, chance float64, pairs map[[2]int64]float64, at time.Time) error {
+	if err := exec(ctx, t.tx, "record seating pool", `INSERT INTO seating_pools (members, chance, at) VALUES ($1, $2, $3)`,
+		pq.Array(members), chance, at); err != nil {
+		return err
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	as, bs, cs := make([]int64, 0, len(pairs)), make([]int64, 0, len(pairs)), make([]float64, 0, len(pairs))
+	for k, c := range pairs {
+		as, bs, cs = append(as, k[0]), append(bs, k[1]), append(cs, c)
+	}
+	return exec(ctx, t.tx, "add expected meetings", `
+		INSERT INTO pair_expected (user_a, user_b, expected)
+		SELECT a, b, c FROM unnest($1::bigint[], $2::bigint[], $3::float8[]) AS x (a, b, c) ORDER BY a, b
+		ON CONFLICT (user_a, user_b) DO UPDATE SET expected = pair_expected.expected + EXCLUDED.expected`,
+		pq.Array(as), pq.Array(bs), pq.Array(cs))
 }
 
 // EnqueueFairplay queues a finished rated game's signals.
@@ -94,8 +109,9 @@ type FairGame struct {
 	ID      int64
 	Players int
 	Seats   []FairSeat
-	// Report is the analysis report (nil: none).
-	Report []byte
+	// Decisions is the analysis report's judged decisions, as JSON (nil:
+	// no analysis).
+	Decisions []byte
 }
 
 // FairGameOf loads a finished rated game for the signals.
@@ -113,11 +129,11 @@ func (s *Store) FairGameOf(ctx context.Context, gameID int64) (FairGame, error) 
 		return g, fmt.Errorf("db: fair seats %d: %w", gameID, err)
 	}
 	var rep []byte
-	err := get(ctx, s.DB, &rep, `SELECT report::text::bytea FROM analyses WHERE game_id = $1 AND status = 'done'`, gameID)
+	err := get(ctx, s.DB, &rep, `SELECT (report->'decisions')::text::bytea FROM analyses WHERE game_id = $1 AND status = 'done'`, gameID)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return g, fmt.Errorf("db: fair report %d: %w", gameID, err)
 	}
-	g.Report = rep
+	g.Decisions = rep
 	return g, nil
 }
 
@@ -195,7 +211,7 @@ func (t *Tx) SumPair(ctx context.Context, a, b int64) (PairSignal, error) {
 			coalesce(sum(feeds_ab), 0) AS feeds_ab, coalesce(sum(judged_a), 0) AS judged_a,
 			coalesce(sum(feed_ba), 0) AS feed_ba, coalesce(sum(feed_ba_sq), 0) AS feed_ba_sq,
 			coalesce(sum(feeds_ba), 0) AS feeds_ba, coalesce(sum(judged_b), 0) AS judged_b,
-			(SELECT coalesce(sum(chance), 0) FROM seating_pools WHERE members @> ARRAY[$1::bigint, $2::bigint]) AS expected,
+			(SELECT coalesce(max(expected), 0) FROM pair_expected WHERE user_a = $1 AND user_b = $2) AS expected,
 			EXISTS (SELECT 1 FROM account_links x JOIN account_links y ON y.kind = x.kind AND y.hash = x.hash
 				WHERE x.user_id = $1 AND y.user_id = $2 AND x.kind = 'device') AS device,
 			EXISTS (SELECT 1 FROM account_links x JOIN account_links y ON y.kind = x.kind AND y.hash = x.hash
@@ -337,13 +353,13 @@ func (s *Store) FairGamesOf(ctx context.Context, ids []int64) (map[int64]*FairGa
 		Report []byte `db:"report"`
 	}
 	if err := sel(ctx, s.DB, &games, `
-		SELECT g.id, g.seats, a.report::text::bytea AS report FROM games g
+		SELECT g.id, g.seats, (a.report->'decisions')::text::bytea AS report FROM games g
 		LEFT JOIN analyses a ON a.game_id = g.id AND a.status = 'done'
 		WHERE g.id = ANY($1)`, pq.Array(ids)); err != nil {
 		return nil, fmt.Errorf("db: fair games: %w", err)
 	}
 	for _, g := range games {
-		out[g.ID] = &FairGame{ID: g.ID, Players: g.Seats, Report: g.Report}
+		out[g.ID] = &FairGame{ID: g.ID, Players: g.Seats, Decisions: g.Report}
 	}
 	var seats []struct {
 		GameID int64 `db:"game_id"`
@@ -407,7 +423,7 @@ func (s *Store) SumAllPairs(ctx context.Context, now time.Time) ([]PairSignal, e
 			INSERT INTO pair_signals (user_a, user_b, games, expected, from_rest, from_rest_var, b_from_a, a_from_b,
 				feed_ab, feed_ab_sq, feeds_ab, judged_a, feed_ba, feed_ba_sq, feeds_ba, judged_b, device, network, score, updated_at)
 			SELECT p.user_a, p.user_b, p.games,
-				(SELECT coalesce(sum(chance), 0) FROM seating_pools WHERE members @> ARRAY[p.user_a, p.user_b]),
+				(SELECT coalesce(max(expected), 0) FROM pair_expected e WHERE e.user_a = p.user_a AND e.user_b = p.user_b),
 				p.from_rest, p.from_rest_var, p.b_from_a, p.a_from_b, p.feed_ab, p.feed_ab_sq, p.feeds_ab, p.judged_a,
 				p.feed_ba, p.feed_ba_sq, p.feeds_ba, p.judged_b,
 				EXISTS (SELECT 1 FROM account_links x JOIN account_links y ON y.kind = x.kind AND y.hash = x.hash
@@ -416,6 +432,11 @@ func (s *Store) SumAllPairs(ctx context.Context, now time.Time) ([]PairSignal, e
 					WHERE x.user_id = p.user_a AND y.user_id = p.user_b AND x.kind = 'network'),
 				0, $1
 			FROM sums p
+			ON CONFLICT (user_a, user_b) DO UPDATE SET games = EXCLUDED.games, expected = EXCLUDED.expected,
+				from_rest = EXCLUDED.from_rest, from_rest_var = EXCLUDED.from_rest_var, b_from_a = EXCLUDED.b_from_a, a_from_b = EXCLUDED.a_from_b,
+				feed_ab = EXCLUDED.feed_ab, feed_ab_sq = EXCLUDED.feed_ab_sq, feeds_ab = EXCLUDED.feeds_ab, judged_a = EXCLUDED.judged_a,
+				feed_ba = EXCLUDED.feed_ba, feed_ba_sq = EXCLUDED.feed_ba_sq, feeds_ba = EXCLUDED.feeds_ba, judged_b = EXCLUDED.judged_b,
+				device = EXCLUDED.device, network = EXCLUDED.network, updated_at = EXCLUDED.updated_at
 			RETURNING *
 		)
 		SELECT ins.*, '' AS name_a, '' AS name_b FROM ins`, now)

@@ -315,6 +315,11 @@ func (s *Store) Decide(ctx context.Context, d FairDecision, refunds []Refund, cl
 			return fmt.Errorf("db: decide: %w", err)
 		}
 		action := map[string]string{"dismiss": ModFairDismiss, "warn": ModFairWarn, "mark": ModFairMark, "close": ModFairClose}[d.Action]
+		if d.Action != "dismiss" {
+			if err := mailFair(ctx, tx, MailFairPlay, d.UserID, id, at); err != nil {
+				return err
+			}
+		}
 		switch d.Action {
 		case "mark":
 			var ok bool
@@ -363,7 +368,38 @@ func closeFairCase(ctx context.Context, tx *Tx, caseID int64, by *int64, outcome
 	if err := exec(ctx, tx.tx, "close case", `UPDATE fairplay_cases SET status = 'closed', closed_at = $2, closed_by = $3, updated_at = $2 WHERE id = $1`, caseID, at, by); err != nil {
 		return err
 	}
-	return exec(ctx, tx.tx, "answer reports", `UPDATE player_reports SET handled_at = $2, outcome = $3 WHERE case_id = $1 AND handled_at IS NULL`, caseID, at, outcome)
+	var handled []struct {
+		ID         int64 `db:"id"`
+		ReporterID int64 `db:"reporter_id"`
+	}
+	if err := sel(ctx, tx.tx, &handled, `UPDATE player_reports SET handled_at = $2, outcome = $3 WHERE case_id = $1 AND handled_at IS NULL
+		RETURNING id, reporter_id`, caseID, at, outcome); err != nil {
+		return fmt.Errorf("db: answer reports: %w", err)
+	}
+	for _, r := range handled {
+		if err := mailFair(ctx, tx, MailReportHandled, r.ReporterID, r.ID, at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mailFair tells a person of a fair-play decision or a handled report,
+// by mail and push, through the outbox.
+func mailFair(ctx context.Context, tx *Tx, kind string, userID, id int64, at time.Time) error {
+	return enqueue(ctx, tx.tx, Mail{UserID: userID, Kind: kind, FairplayID: &id, SendAfter: at, CreatedAt: at})
+}
+
+// ReportByID loads a report.
+func (s *Store) ReportByID(ctx context.Context, id int64) (PlayerReport, error) {
+	rs, err := s.reports(ctx, `r.id = $1 LIMIT $2`, id, 1)
+	if err != nil {
+		return PlayerReport{}, err
+	}
+	if len(rs) == 0 {
+		return PlayerReport{}, fmt.Errorf("db: report %d: %w", id, ErrNotFound)
+	}
+	return rs[0], nil
 }
 
 func addRefund(ctx context.Context, tx *Tx, r Refund, at time.Time) error {
@@ -395,6 +431,9 @@ func (s *Store) RefundGame(ctx context.Context, d FairDecision, refunds []Refund
 				return err
 			}
 		}
+		if err := mailFair(ctx, tx, MailFairPlay, d.UserID, id, at); err != nil {
+			return err
+		}
 		return logFair(ctx, tx, d.DecidedBy, ModFairRefund, d.UserID, d.CaseID, d.Reason, at)
 	})
 }
@@ -421,6 +460,11 @@ func (s *Store) Undo(ctx context.Context, decisionID int64, by *int64, why, acti
 		done = true
 		if err := undoEffects(ctx, tx, decisionID, d.UserID, d.Action, at); err != nil {
 			return err
+		}
+		if d.Action != "dismiss" {
+			if err := mailFair(ctx, tx, MailFairPlay, d.UserID, decisionID, at); err != nil {
+				return err
+			}
 		}
 		return logFair(ctx, tx, by, action, d.UserID, d.CaseID, why, at)
 	})
@@ -502,6 +546,9 @@ func (s *Store) AnswerDecisionAppeal(ctx context.Context, decisionID, by int64, 
 			if err := undoEffects(ctx, tx, decisionID, d.UserID, d.Action, at); err != nil {
 				return err
 			}
+		}
+		if err := mailFair(ctx, tx, MailFairPlay, d.UserID, decisionID, at); err != nil {
+			return err
 		}
 		return logFair(ctx, tx, &by, action, d.UserID, d.CaseID, note, at)
 	})

@@ -23,6 +23,10 @@ const (
 	// A tournament they play starts; their table in one is ready.
 	MailTournamentStart = "tournament_start"
 	MailTournamentTable = "tournament_table"
+	// A fair-play decision about them (or its undoing, or the answer to
+	// their appeal); a report of theirs was handled.
+	MailFairPlay      = "fairplay_decision"
+	MailReportHandled = "report_handled"
 )
 
 // Mail is a row of mail_outbox.
@@ -45,6 +49,8 @@ type Mail struct {
 	// Channel is "mail" or "push"; a push row names the device it goes to.
 	Channel        string `db:"channel"`
 	SubscriptionID *int64 `db:"subscription_id"`
+	// FairplayID is the fair-play decision or report the mail is about.
+	FairplayID *int64 `db:"fairplay_id"`
 }
 
 // Outbox channels.
@@ -53,24 +59,24 @@ const (
 	ChannelPush = "push"
 )
 
-const mailColumns = `id, user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, status, attempts, claimed_until, last_error, note, created_at, sent_at, channel, subscription_id`
+const mailColumns = `id, user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, status, attempts, claimed_until, last_error, note, created_at, sent_at, channel, subscription_id, fairplay_id`
 
 // enqueue writes a mail to the outbox and, for the kinds that are also
 // pushed, one push row for each device of the person, in one statement.
 func enqueue(ctx context.Context, q queryer, m Mail) error {
 	if !Pushed(m.Kind) {
 		return exec(ctx, q, "enqueue mail", `
-			INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, m.UserID, m.Kind, m.GameID, m.GameVersion, m.TournamentID, m.ResetID, m.SendAfter, m.CreatedAt)
+			INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, created_at, fairplay_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, m.UserID, m.Kind, m.GameID, m.GameVersion, m.TournamentID, m.ResetID, m.SendAfter, m.CreatedAt, m.FairplayID)
 	}
 	return exec(ctx, q, "enqueue mail and pushes", `
 		WITH mail AS (
-			INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, reset_id, send_after, created_at, fairplay_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		)
-		INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, send_after, created_at, channel, subscription_id)
-		SELECT $1, $2, $3, $4, $5, $7, $8, 'push', p.id FROM push_subscriptions p WHERE p.user_id = $1`,
-		m.UserID, m.Kind, m.GameID, m.GameVersion, m.TournamentID, m.ResetID, m.SendAfter, m.CreatedAt)
+		INSERT INTO mail_outbox (user_id, kind, game_id, game_version, tournament_id, send_after, created_at, channel, subscription_id, fairplay_id)
+		SELECT $1, $2, $3, $4, $5, $7, $8, 'push', p.id, $9 FROM push_subscriptions p WHERE p.user_id = $1`,
+		m.UserID, m.Kind, m.GameID, m.GameVersion, m.TournamentID, m.ResetID, m.SendAfter, m.CreatedAt, m.FairplayID)
 }
 
 // EnqueueTournamentMails writes one mail of a kind about an event to each

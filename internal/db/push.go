@@ -19,7 +19,7 @@ const (
 // devices (the account mails are not).
 func Pushed(kind string) bool {
 	switch kind {
-	case MailYourTurn, MailReminder, MailGameOver, MailTimedOut, MailRankedMatch, MailInvite, MailTournamentStart, MailTournamentTable:
+	case MailYourTurn, MailReminder, MailGameOver, MailTimedOut, MailRankedMatch, MailInvite, MailTournamentStart, MailTournamentTable, MailFairPlay, MailReportHandled:
 		return true
 	}
 	return false

@@ -171,9 +171,11 @@ func pauseHolds(a, now string) string {
 }
 
 // pausedUser is the SQL condition that the user userID (a column) is
-// paused from rated play at the time now (a parameter).
+// kept from rated play at the time now (a parameter): paused for
+// abandoning, or marked for unfair play (docs/fair-play.md).
 func pausedUser(userID, now string) string {
-	return "EXISTS (SELECT 1 FROM abandonments a WHERE a.user_id = " + userID + " AND " + pauseHolds("a", now) + ")"
+	return "(EXISTS (SELECT 1 FROM abandonments a WHERE a.user_id = " + userID + " AND " + pauseHolds("a", now) + ")" +
+		" OR EXISTS (SELECT 1 FROM users mu WHERE mu.id = " + userID + " AND mu.marked_at IS NOT NULL))"
 }
 
 func pauseOf(ctx context.Context, q queryer, userID int64, now time.Time) (*Abandonment, error) {

@@ -187,6 +187,16 @@ func newTour(t *testing.T) tour {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// Fair play: the tourist reports Chatty, which opens a case the
+	// tourist (a moderator) reads.
+	if st, res := api.Do(http.MethodPost, "/api/v1/reports", map[string]any{"player": "Chatty", "reason": "feeding",
+		"note": "Passed every card I needed to Critic, three rounds running."}); st != http.StatusCreated {
+		t.Fatalf("report Chatty: %d %v", st, res)
+	}
+	var fairCase int64
+	if err := s.Store.DB.Get(&fairCase, `SELECT c.id FROM fairplay_cases c JOIN users u ON u.id = c.user_id WHERE u.username = 'Chatty'`); err != nil {
+		t.Fatal(err)
+	}
 	return tour{
 		s: s, open: open, played: played, finished: finished, report: msg,
 		visitor: []tourPage{
@@ -214,6 +224,8 @@ func newTour(t *testing.T) tour {
 			{"tournament-player", fmt.Sprintf("/tournaments/%d", running)}, {"schedules", "/admin/schedules"},
 			{"table-bot-account-player", fmt.Sprintf("/games/%d", withBot)},
 			{"leave-game", fmt.Sprintf("/games/%d/leave", played)}, {"my-reliability", "/my/reliability"},
+			{"report-player", "/report/Critic"}, {"my-fairplay", "/my/fairplay"},
+			{"fairplay-queue", "/admin/fairplay"}, {"fairplay-case", fmt.Sprintf("/admin/fairplay/cases/%d", fairCase)},
 		},
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -167,7 +169,15 @@ func enqueue(tb testing.TB, store *db.Store, id int64) {
 func BenchmarkRebuild(b *testing.B) {
 	store := dbtest.New(b)
 	n := 100000
+	if v, err := strconv.Atoi(os.Getenv("FAIRPLAY_REBUILD_GAMES")); err == nil && v > 0 {
+		n = v // a smaller run first (FAIRPLAY_REBUILD_GAMES=10000)
+	}
 	seed(b, store, 2000, n)
+	var size int
+	if err := store.DB.Get(&size, `SELECT avg(length(report::text))::int FROM analyses`); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d games, analyses of %d bytes each", n, size)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s := fairplay.New(store, games.New(store, clock.Real{}, log), clock.Real{}, log, []byte("key"), nil)
 	b.ResetTimer()

@@ -25,7 +25,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"nothanks/internal/analysis"
 	"nothanks/internal/apperr"
 	"nothanks/internal/clock"
 	"nothanks/internal/db"
@@ -137,12 +136,10 @@ func Facts(g db.FairGame) (GameFacts, error) {
 	for _, st := range g.Seats {
 		f.Seats = append(f.Seats, SeatFacts{UserID: st.UserID, Seat: st.Seat, Before: st.Before, Games: st.Games, Place: st.Place})
 	}
-	if len(g.Report) > 0 {
-		var r analysis.Report
-		if err := json.Unmarshal(g.Report, &r); err != nil {
+	if len(g.Decisions) > 0 && string(g.Decisions) != "null" {
+		if err := json.Unmarshal(g.Decisions, &f.Decisions); err != nil {
 			return f, fmt.Errorf("fairplay: read the analysis of game %d: %w", g.ID, err)
 		}
-		f.Decisions = r.Decisions
 	}
 	return f, nil
 }

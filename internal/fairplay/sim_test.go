@@ -25,7 +25,16 @@ package fairplay
 //     site records per seating pool (seating_pools);
 //   - every table plays a standard four-round game (games.RankedRounds)
 //     with the seats shuffled, as games.CreateRanked does;
-//   - planted pairs (simPlanted) collude: see feederDecide;
+//   - planted pairs (simPlanted) collude: they queue together (both in
+//     the pool whenever one is, accepting the same sizes, their entries
+//     as if they had waited long enough for their gaps to cover each
+//     other), leave the queue together when only one was seated, and the
+//     feeder plays as feederDecide says;
+//   - besides the site's Expected, each pool is matched again with its
+//     members' sizes and join times shuffled (simPermutations) to find the
+//     matcher's own chance of seating each pair, ExpectedM: a proposed
+//     Meet part (MeetM) scored alongside the current one, as is a feeding
+//     z clustered by game (FeedG);
 //   - every game is analysed (every seat judged) and Pairs feeds each
 //     pair's Figures, in game order, after the pool records of its round;
 //     Opens is checked after each game.
@@ -162,8 +171,12 @@ func feederDecide(b bot.Bot, v engine.View, fed int, rng *rand.Rand) (engine.Act
 // pairTrack is what the benchmark follows of one pair.
 type pairTrack struct {
 	fig Figures
-	// expectedM is the sum of the matcher's own chances (simPermutations).
-	expectedM float64
+	// expectedM is the sum of the matcher's own chances (simPermutations),
+	// the site's Expected; expectedPool the pools' average chance.
+	expectedM, expectedPool float64
+	// gAB and the rest sum each game's feeding (PairGame.FeedAB, FeedBA)
+	// and its square: the feeding z clustered by game (FeedG).
+	gAB, gAB2, gBA, gBA2 float64
 	// firstFlag is the games together when Opens first held (0: never).
 	firstFlag int
 	// maxAll is the largest score (each part and each variant apart) over
@@ -173,10 +186,18 @@ type pairTrack struct {
 	has30         bool
 }
 
+// feedG is the feeding part clustered by game.
+func (t *pairTrack) feedG() float64 {
+	return round2(max(0, zOf(t.gAB, t.gAB2), zOf(t.gBA, t.gBA2)))
+}
+
 // Variants of the formula scored from the same parts, to choose weights:
 // the current Total, and alternatives. MeetM is the meeting part against
 // the matcher's own chance of seating the pair together (see
-// simPermutations) instead of the pool's average chance.
+// simPermutations) instead of the pool's average chance; FeedG the
+// feeding z with each game's sum as one value (Σ_games / √Σ_games²)
+// instead of each decision, so that the decisions of one game, which are
+// not independent, count as one draw.
 const (
 	vTotal    = iota // Meet + Feed + 0.5 Flow (Score().Total)
 	vNoMeet          // Feed + 0.5 Flow
@@ -184,15 +205,16 @@ const (
 	vFeed            // Feed alone
 	vMeetMFF         // MeetM + Feed + 0.5 Flow
 	vMeetM2FF        // min(MeetM, 2) + Feed + 0.5 Flow
-	vParts           // then Meet, Flow, Feed, MeetM apart
+	vMeetMGF         // MeetM + FeedG + 0.5 Flow
+	vParts           // then Meet, Flow, Feed, MeetM, FeedG apart
 )
 
 var variantNames = []string{"current Meet+Feed+0.5Flow", "Feed+0.5Flow (no Meet)", "min(Meet,2)+Feed+0.5Flow", "Feed alone",
-	"MeetM+Feed+0.5Flow", "min(MeetM,2)+Feed+0.5Flow"}
+	"MeetM+Feed+0.5Flow", "min(MeetM,2)+Feed+0.5Flow", "MeetM+FeedG+0.5Flow"}
 
-type variantScores [vParts + 4]float64
+type variantScores [vParts + 5]float64
 
-func variantsOf(s Score, meetM float64) variantScores {
+func variantsOf(s Score, meetM, feedG float64) variantScores {
 	ff := s.Feed + FlowWeight*s.Flow
 	return variantScores{
 		s.Total,
@@ -201,7 +223,8 @@ func variantsOf(s Score, meetM float64) variantScores {
 		s.Feed,
 		meetM + ff,
 		min(meetM, 2) + ff,
-		s.Meet, s.Flow, s.Feed, meetM,
+		meetM + feedG + FlowWeight*s.Flow,
+		s.Meet, s.Flow, s.Feed, meetM, feedG,
 	}
 }
 
@@ -212,7 +235,7 @@ func variantsOf(s Score, meetM float64) variantScores {
 // those ratings would get, with any coordination of the pair's choices
 // broken. Its sum over the pools is ExpectedM, and MeetM the meeting part
 // against it.
-const simPermutations = 64
+const simPermutations = matching.Permutations
 
 func (v *variantScores) maxWith(o variantScores) {
 	for i := range v {
@@ -428,11 +451,13 @@ func simulate(b *testing.B, target, playouts int) simResult {
 	for _, sp := range pools {
 		for i, a := range sp.members {
 			for _, c := range sp.members[i+1:] {
-				track(a, c).fig.Expected += sp.chance
+				track(a, c).expectedPool += sp.chance
 			}
 		}
 		for _, k := range slices.SortedFunc(maps.Keys(sp.chanceM), func(x, y [2]int64) int { return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1])) }) {
-			track(k[0], k[1]).expectedM += sp.chanceM[k]
+			t := track(k[0], k[1])
+			t.expectedM += sp.chanceM[k]
+			t.fig.Expected += sp.chanceM[k] // what the site sums (matching.PairChances)
 		}
 		for _, g := range sp.games {
 			for i := range simPlanted {
@@ -444,12 +469,13 @@ func simulate(b *testing.B, target, playouts int) simResult {
 			for _, p := range g.pairs {
 				t := track(p.A, p.B)
 				t.fig.Add(p)
+				t.gAB, t.gAB2, t.gBA, t.gBA2 = t.gAB+p.FeedAB, t.gAB2+p.FeedAB*p.FeedAB, t.gBA+p.FeedBA, t.gBA2+p.FeedBA*p.FeedBA
 				if i := plantedIndex(p.A, p.B); i >= 0 {
 					res.together[i]++
 				}
 				s := t.fig.Score()
 				if t.fig.Games >= MinGames {
-					v := variantsOf(s, meetOf(t.fig.Games, t.expectedM))
+					v := variantsOf(s, meetOf(t.fig.Games, t.expectedM), t.feedG())
 					t.maxAll.maxWith(v)
 					if t.fig.Games <= 30 {
 						t.max30.maxWith(v)
@@ -472,28 +498,7 @@ func simulate(b *testing.B, target, playouts int) simResult {
 // members' sizes and join times shuffled among them and returns, for each
 // pair seated together at least once, the share of the matchings that did.
 func permutedChances(entries []matching.Entry, now time.Time, round int) map[[2]int64]float64 {
-	rng := rand.New(rand.NewPCG(uint64(round)+7, 77))
-	out := map[[2]int64]float64{}
-	es := slices.Clone(entries)
-	order := make([]int, len(es))
-	for range simPermutations {
-		for i := range order {
-			order[i] = i
-		}
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for i := range es {
-			es[i] = entries[i]
-			es[i].Sizes, es[i].JoinedAt = entries[order[i]].Sizes, entries[order[i]].JoinedAt
-		}
-		for _, t := range matching.Match(slices.Clone(es), now) {
-			for i, a := range t.Players {
-				for _, c := range t.Players[i+1:] {
-					out[[2]int64{min(a.UserID, c.UserID), max(a.UserID, c.UserID)}] += 1.0 / simPermutations
-				}
-			}
-		}
-	}
-	return out
+	return matching.PairChances(entries, now, rand.New(rand.NewPCG(uint64(round)+7, 77)))
 }
 
 // meetOf is the meeting part for games together when expected: what
@@ -674,7 +679,7 @@ func (r simResult) report(b *testing.B, playouts int) {
 	var together, ratio, ratioM []float64
 	for _, t := range honest.tracks {
 		together = append(together, float64(t.fig.Games))
-		ratio = append(ratio, float64(t.fig.Games)/t.fig.Expected)
+		ratio = append(ratio, float64(t.fig.Games)/t.expectedPool)
 		ratioM = append(ratioM, float64(t.fig.Games)/t.expectedM)
 	}
 	slices.Sort(together)
@@ -707,7 +712,7 @@ func (r simResult) report(b *testing.B, playouts int) {
 		ra, rb := r.accounts[k[0]-1].rating, r.accounts[k[1]-1].rating
 		pf("  %3d feeds %-3d %-4s>%-6s %6d %6d %8.2f %9.2f %6s %4.0f/%-4.0f | %s | %.2f/%.2f/%.2f/%.2f, %.2f (feeds %d of %d judged)\n",
 			k[0], k[1], simSkills[plantedKinds[p][0]].name, simSkills[plantedKinds[p][1]].name, r.plantedPools[p], t.fig.Games,
-			t.fig.Expected, t.expectedM, flag, ra, rb, at, f.Meet, f.Flow, f.Feed, f.Total, meetOf(t.fig.Games, t.expectedM), t.fig.FeedsAB, t.fig.JudgedA)
+			t.expectedPool, t.expectedM, flag, ra, rb, at, f.Meet, f.Flow, f.Feed, f.Total, meetOf(t.fig.Games, t.expectedM), t.fig.FeedsAB, t.fig.JudgedA)
 	}
 	pf("  planted flagged within 30 games together: %d of %d\n", within30, len(planteds))
 	pf("  the feeders' moves off their bot, as the analysis judged them (all games):\n")
@@ -723,15 +728,8 @@ func (r simResult) report(b *testing.B, playouts int) {
 	}
 
 	// Calibration of the parts at the end, unclipped: each direction's
-	// feeding z and the flow z of the honest pairs.
-	var feedZ, flowZ []float64
-	for _, t := range honest.tracks {
-		f := t.fig
-		feedZ = append(feedZ, zOf(f.FeedAB, f.FeedABSq), zOf(f.FeedBA, f.FeedBASq))
-		if f.FromRestVar > 0 {
-			flowZ = append(flowZ, f.FromRest/math.Sqrt(f.FromRestVar))
-		}
-	}
+	// feeding z (by decision and by game) and the flow z of the honest
+	// pairs.
 	meanSD := func(xs []float64) (float64, float64) {
 		var m, v float64
 		for _, x := range xs {
@@ -743,13 +741,26 @@ func (r simResult) report(b *testing.B, playouts int) {
 		}
 		return m, math.Sqrt(v / float64(max(len(xs)-1, 1)))
 	}
-	fm, fs := meanSD(feedZ)
-	wm, ws := meanSD(flowZ)
-	pf("\nhonest ≥20 pairs at their last game, unclipped: feeding z (each direction) mean %.2f sd %.2f; flow z mean %.2f sd %.2f (a calibrated z: 0 and 1)\n", fm, fs, wm, ws)
+	pf("\nhonest pairs at their last game, unclipped z (a calibrated z has mean 0 and sd 1):\n")
+	for _, g := range groups[:2] {
+		var feedZ, feedGZ, flowZ []float64
+		for _, t := range g.tracks {
+			f := t.fig
+			feedZ = append(feedZ, zOf(f.FeedAB, f.FeedABSq), zOf(f.FeedBA, f.FeedBASq))
+			feedGZ = append(feedGZ, zOf(t.gAB, t.gAB2), zOf(t.gBA, t.gBA2))
+			if f.FromRestVar > 0 {
+				flowZ = append(flowZ, f.FromRest/math.Sqrt(f.FromRestVar))
+			}
+		}
+		fm, fs := meanSD(feedZ)
+		gm, gs := meanSD(feedGZ)
+		wm, ws := meanSD(flowZ)
+		pf("  %-28s feeding z by decision (each direction) mean %.2f sd %.2f; by game mean %.2f sd %.2f; flow z mean %.2f sd %.2f\n", g.name, fm, fs, gm, gs, wm, ws)
+	}
 
 	// The distributions, part by part.
-	partNames := []string{"Total", "Meet", "Flow", "Feed", "MeetM"}
-	partIdx := []int{vTotal, vParts, vParts + 1, vParts + 2, vParts + 3}
+	partNames := []string{"Total", "Meet", "Flow", "Feed", "MeetM", "FeedG"}
+	partIdx := []int{vTotal, vParts, vParts + 1, vParts + 2, vParts + 3, vParts + 4}
 	pf("\nhonest ≥20 pairs' maximum over their games (from MinGames on), and planted pairs' maximum up to 30 together:\n")
 	pf("  %-6s %7s %7s %7s %7s %7s %7s | planted: %s\n", "part", "p50", "p90", "p99", "p99.5", "max", "n", "min / median / max")
 	for i, name := range partNames {
@@ -770,17 +781,17 @@ func (r simResult) report(b *testing.B, playouts int) {
 
 	// Thresholds for each formula: honest ≥20 pairs that would ever be
 	// flagged, planted pairs flagged by 30 games together.
-	pf("\nthreshold sweep (honest ≥20 pairs ever flagged / honest 5-19 pairs ever flagged / planted flagged by 30 together):\n")
+	pf("\nthreshold sweep (honest ≥20 pairs ever flagged / honest 5-19 ever flagged / mixed ≥20 ever flagged / planted flagged by 30 together):\n")
 	thresholds := []float64{3, 4, 5, 6, 7, 8, 9, 10, 12}
 	pf("  %-28s", "formula \\ threshold")
 	for _, th := range thresholds {
-		pf(" %11.0f", th)
+		pf(" %13.0f", th)
 	}
 	pf("\n")
 	for v, name := range variantNames {
 		pf("  %-28s", name)
 		for _, th := range thresholds {
-			h, h5, p := 0, 0, 0
+			h, h5, hm, p := 0, 0, 0, 0
 			for _, t := range honest.tracks {
 				if t.maxAll[v] >= th {
 					h++
@@ -791,16 +802,21 @@ func (r simResult) report(b *testing.B, playouts int) {
 					h5++
 				}
 			}
+			for _, t := range groups[2].tracks {
+				if t.maxAll[v] >= th {
+					hm++
+				}
+			}
 			for _, t := range planteds {
 				if t.max30[v] >= th {
 					p++
 				}
 			}
-			pf(" %11s", fmt.Sprintf("%d/%d/%d", h, h5, p))
+			pf(" %13s", fmt.Sprintf("%d/%d/%d/%d", h, h5, hm, p))
 		}
 		pf("\n")
 	}
-	pf("  (honest ≥20 pairs: %d; honest 5-19 pairs: %d; planted pairs: %d)\n", len(honest.tracks), len(groups[1].tracks), len(planteds))
+	pf("  (honest ≥20 pairs: %d; honest 5-19 pairs: %d; mixed ≥20 pairs: %d; planted pairs: %d)\n", len(honest.tracks), len(groups[1].tracks), len(groups[2].tracks), len(planteds))
 	// The benchmark's log keeps ten lines only: the table goes to the
 	// standard output whole, the log gets the summary.
 	fmt.Print(out.String())

@@ -495,3 +495,55 @@ func TestFairPlayThroughTheAPI(t *testing.T) {
 		t.Errorf("a second appeal: %d", st)
 	}
 }
+
+// The reporter is mailed when their report is handled and the player when
+// a decision about them is taken, each in their own language, through
+// the outbox.
+func TestFairPlayMails(t *testing.T) {
+	smtp := apptest.NewSMTP(t)
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithSMTP(smtp))
+	ctx := context.Background()
+	rep, bad := s.APIFor("Rae"), s.APIFor("Sly")
+	for _, p := range []*apptest.API{rep, bad} {
+		if _, err := s.Store.VerifyEmail(ctx, p.ID, strings.ToLower(p.Name)+"@example.com", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Store.DB.ExecContext(ctx, `UPDATE users SET lang = 'es' WHERE id = $1`, bad.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.App.Notify.RunOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := len(smtp.Messages())
+	if st, body := rep.Do(http.MethodPost, "/api/v1/reports", map[string]any{"player": "Sly", "reason": "abuse"}); st != http.StatusCreated {
+		t.Fatalf("report: %d %v", st, body)
+	}
+	moe := s.Client().Register("Moe")
+	grant(t, s, "Moe")
+	if res := moe.PostForm(caseOf(t, moe, "Sly")+"/decide", url.Values{"account": {"Sly"}, "action": {"warn"}, "reason": {"Be kind"}, "close": {"true"}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("warn: %d", res.Status)
+	}
+	if _, err := s.App.Notify.RunOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var toRae, toSly []apptest.Received
+	for _, m := range smtp.Messages()[before:] {
+		switch {
+		case strings.Contains(m.Header("To"), "rae@"):
+			toRae = append(toRae, m)
+		case strings.Contains(m.Header("To"), "sly@"):
+			toSly = append(toSly, m)
+		}
+	}
+	if len(toRae) != 1 || !strings.Contains(toRae[0].Parts()["text/plain"], "warned the player") {
+		t.Errorf("mails to the reporter: %d %v", len(toRae), toRae)
+	}
+	if len(toSly) != 1 || !strings.Contains(toSly[0].Parts()["text/plain"], "Be kind") || !strings.Contains(toSly[0].Parts()["text/plain"], "/my/fairplay") ||
+		strings.Contains(toSly[0].Parts()["text/plain"], "Rae") {
+		t.Errorf("mails to the warned player: %d %v", len(toSly), toSly)
+	}
+	if len(toSly) == 1 && !strings.Contains(toSly[0].Header("Subject"), "juego limpio") {
+		t.Errorf("the warned player's mail is not in Spanish: %q", toSly[0].Header("Subject"))
+	}
+}

@@ -12,6 +12,7 @@
 package matching
 
 import (
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -177,4 +178,41 @@ func Allowed(players []Entry, now time.Time) bool {
 		relGaps[i] = p.ReliabilityGap(now)
 	}
 	return alike(players, relGaps)
+}
+
+// Permutations is how many times PairChances matches the waiting players
+// again.
+const Permutations = 64
+
+// PairChances is the matcher's own chance of seating each pair of the
+// waiting entries together, what honest players of those ratings would
+// get: the entries are matched again Permutations times with their
+// accepted sizes and join times shuffled among them (ratings and
+// reliability kept), which breaks any coordination of two players'
+// choices, and each pair gets the share of those matchings that seated
+// them at one table. Pairs never seated together are left out. The
+// fair-play signals sum it over the times tables are formed
+// (docs/fair-play.md).
+func PairChances(entries []Entry, now time.Time, rng *rand.Rand) map[[2]int64]float64 {
+	out := map[[2]int64]float64{}
+	es := slices.Clone(entries)
+	order := make([]int, len(es))
+	for range Permutations {
+		for i := range order {
+			order[i] = i
+		}
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for i := range es {
+			es[i] = entries[i]
+			es[i].Sizes, es[i].JoinedAt = entries[order[i]].Sizes, entries[order[i]].JoinedAt
+		}
+		for _, t := range Match(slices.Clone(es), now) {
+			for i, a := range t.Players {
+				for _, c := range t.Players[i+1:] {
+					out[[2]int64{min(a.UserID, c.UserID), max(a.UserID, c.UserID)}] += 1.0 / Permutations
+				}
+			}
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package matching
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -170,5 +171,38 @@ func TestMatchPrefersAlikeReliability(t *testing.T) {
 		if p.UserID == 3 {
 			t.Errorf("the 60 %% player was seated at once: %v", got[0].Players)
 		}
+	}
+}
+
+// The matcher's own chances: four players of one rating who all want a
+// table of 3 fill one table each time, so the six pairs share three
+// seatings a matching between them; two players who alone want tables of
+// 4 and join together are seated together by the real matcher, but once
+// their choices are shuffled among the others they are no likelier than
+// any other pair.
+func TestPairChances(t *testing.T) {
+
+	var es []Entry
+	for i := range 4 {
+		es = append(es, Entry{UserID: int64(i + 1), Rating: 1500, Sizes: []int{3}, Pace: "live", JoinedAt: now.Add(-time.Duration(i+1) * time.Minute)})
+	}
+	ch := PairChances(es, now, rand.New(rand.NewPCG(1, 2)))
+	sum := 0.0
+	for k, c := range ch {
+		if k[0] >= k[1] || c <= 0 || c > 1 {
+			t.Errorf("pair %v: chance %v", k, c)
+		}
+		sum += c
+	}
+	if math.Abs(sum-3) > 1e-9 || len(ch) != 6 {
+		t.Errorf("chances %v: sum %v over %d pairs, want 3 over 6", ch, sum, len(ch))
+	}
+	for i := range 6 {
+		es = append(es, Entry{UserID: int64(10 + i), Rating: 1500, Sizes: []int{3}, Pace: "live", JoinedAt: now.Add(-time.Minute)})
+	}
+	es[0].Sizes, es[1].Sizes = []int{4}, []int{4}
+	ch = PairChances(es, now, rand.New(rand.NewPCG(3, 4)))
+	if c := ch[[2]int64{1, 2}]; c > 0.5 {
+		t.Errorf("the coordinating pair's chance %v: the shuffle should break their coordination", c)
 	}
 }

@@ -145,6 +145,10 @@ func (s *Service) handle(ctx context.Context, group []db.Mail) (int, error) {
 		msg, err = s.tournamentStart(ctx, r, m)
 	case db.MailTournamentTable:
 		msg, err = s.tournamentTable(ctx, r, m)
+	case db.MailFairPlay:
+		msg, err = s.fairPlay(ctx, r, m)
+	case db.MailReportHandled:
+		msg, err = s.reportHandled(ctx, r, m)
 	case db.MailVerifyEmail:
 		if r.EmailVerifiedAt != nil {
 			return skip(group, "verified already")
@@ -764,4 +768,97 @@ func (s *Service) passwordReset(ctx context.Context, r db.Recipient, m db.Mail) 
 		Note:    tr(r, "If you did not ask for this, ignore this mail: your password stays as it is."),
 	}
 	return s.message(r, "", tr(r, "Reset your No Thanks! password"), v), nil
+}
+
+// FairPlaySubject and FairPlayLine say what a fair-play decision about
+// the reader is now (as decided, undone, or answered on appeal), for
+// mails and pushes.
+func FairPlaySubject(r db.Recipient, d db.FairDecision) string {
+	switch {
+	case d.Answer != nil:
+		return tr(r, "Your fair-play appeal is answered")
+	case d.UndoneAt != nil:
+		return tr(r, "A fair-play decision about you was undone")
+	}
+	switch d.Action {
+	case "warn":
+		return tr(r, "A fair-play warning from the moderators")
+	case "mark":
+		return tr(r, "Your account is marked for unfair play")
+	case "close":
+		return tr(r, "Your account was closed as a second account")
+	}
+	return tr(r, "Rating points of one of your games were given back to the other players")
+}
+
+// FairPlayLine is the decision's reason or the appeal's answer.
+func FairPlayLine(r db.Recipient, d db.FairDecision) string {
+	switch {
+	case d.Answer != nil && *d.Answer == "overturned":
+		return tr(r, "Your appeal was accepted and the decision overturned.") + " " + deref(d.AnswerNote)
+	case d.Answer != nil:
+		return tr(r, "Another moderator read your appeal and the decision stands.") + " " + deref(d.AnswerNote)
+	case d.UndoneAt != nil:
+		return tr(r, "It no longer holds.") + " " + deref(d.UndoReason)
+	}
+	return tr(r, "The moderators' reason: {{.Reason}}", "Reason", d.Reason)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// ReportHandledLine says how a report of the reader's ended.
+func ReportHandledLine(r db.Recipient, rep db.PlayerReport) string {
+	switch deref(rep.Outcome) {
+	case "dismissed":
+		return tr(r, "The moderators looked at your report of {{.Name}} and found no unfair play.", "Name", rep.TargetName)
+	case "warned":
+		return tr(r, "The moderators looked at your report of {{.Name}} and warned the player.", "Name", rep.TargetName)
+	case "marked":
+		return tr(r, "The moderators looked at your report of {{.Name}}: the player is marked for unfair play, and the points others lost to them are given back.", "Name", rep.TargetName)
+	case "closed":
+		return tr(r, "The moderators looked at your report of {{.Name}} and closed the account.", "Name", rep.TargetName)
+	}
+	return tr(r, "The moderators looked at your report of {{.Name}}.", "Name", rep.TargetName)
+}
+
+// fairPlay mails a decision about the reader as it stands now.
+func (s *Service) fairPlay(ctx context.Context, r db.Recipient, m db.Mail) (*Message, error) {
+	if m.FairplayID == nil {
+		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", "no decision", s.clock.Now())
+	}
+	d, err := s.store.DecisionByID(ctx, *m.FairplayID)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", "no such decision", s.clock.Now())
+	}
+	if err != nil {
+		return nil, err
+	}
+	lines := []string{FairPlayLine(r, d)}
+	if d.Answer == nil && d.UndoneAt == nil && d.AppealedAt == nil {
+		lines = append(lines, tr(r, "You may appeal it once, on your fair-play page; another moderator judges the appeal."))
+	}
+	v := mailView{Heading: FairPlaySubject(r, d), Lines: lines, Actions: []mailLink{{tr(r, "Your fair-play page"), s.url("/my/fairplay")}}}
+	return s.message(r, "", FairPlaySubject(r, d), v), nil
+}
+
+// reportHandled tells a reporter how their report ended.
+func (s *Service) reportHandled(ctx context.Context, r db.Recipient, m db.Mail) (*Message, error) {
+	if m.FairplayID == nil {
+		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", "no report", s.clock.Now())
+	}
+	rep, err := s.store.ReportByID(ctx, *m.FairplayID)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, s.store.MarkMails(ctx, []int64{m.ID}, "skipped", "no such report", s.clock.Now())
+	}
+	if err != nil {
+		return nil, err
+	}
+	v := mailView{Heading: tr(r, "Your report was handled"), Lines: []string{ReportHandledLine(r, rep), tr(r, "Thank you for helping keep the tables fair.")},
+		Actions: []mailLink{{tr(r, "Your fair-play page"), s.url("/my/fairplay")}}}
+	return s.message(r, "", tr(r, "Your No Thanks! report was handled"), v), nil
 }

@@ -179,6 +179,28 @@ func (s *Service) compose(ctx context.Context, r db.Recipient, d db.PushDevice, 
 		return s.chat(ctx, r, d, m, msg, now)
 	case db.MailTournamentStart, db.MailTournamentTable:
 		return s.tournament(ctx, r, m, msg, now)
+	case db.MailFairPlay:
+		if m.FairplayID == nil {
+			return skip("no decision")
+		}
+		d, err := s.store.DecisionByID(ctx, *m.FairplayID)
+		if err != nil {
+			return outcome{}, err
+		}
+		msg.Title, msg.Body = notify.FairPlaySubject(r, d), notify.FairPlayLine(r, d)
+		msg.URL, msg.Tag = "/my/fairplay", fmt.Sprintf("fairplay-%d", d.ID)
+		msg.TTL, msg.Urgency = 7*24*time.Hour, webpush.UrgencyNormal
+	case db.MailReportHandled:
+		if m.FairplayID == nil {
+			return skip("no report")
+		}
+		rep, err := s.store.ReportByID(ctx, *m.FairplayID)
+		if err != nil {
+			return outcome{}, err
+		}
+		msg.Title, msg.Body = tr(r, "Your report was handled"), notify.ReportHandledLine(r, rep)
+		msg.URL, msg.Tag = "/my/fairplay", fmt.Sprintf("report-%d", rep.ID)
+		msg.TTL, msg.Urgency = 7*24*time.Hour, webpush.UrgencyLow
 	case db.PushTest:
 		msg.Title = tr(r, "Notifications work on this device")
 		msg.Body = tr(r, "This is how No Thanks! tells you it is your turn when no page of the site is open.")

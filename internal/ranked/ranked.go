@@ -6,6 +6,7 @@ package ranked
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -226,8 +227,10 @@ func (s *Service) RunMatcher(ctx context.Context) ([]int64, error) {
 }
 
 // recordPool stores, for the fair-play signals, who was waiting when
-// tables were formed and the chance that two of them share a table:
-// Σ k(k−1) over the tables formed, over n(n−1) for n waiting.
+// tables were formed, the average chance that two of them share a table
+// (Σ k(k−1) over the tables formed, over n(n−1) for n waiting), and each
+// pair's own chance by the matcher (matching.PairChances), which the
+// signals expect their meetings from.
 func recordPool(ctx context.Context, tx *db.Tx, waiting []matching.Entry, formed []matching.Table, now time.Time) error {
 	n := len(waiting)
 	if len(formed) == 0 || n < 2 {
@@ -242,7 +245,8 @@ func recordPool(ctx context.Context, tx *db.Tx, waiting []matching.Entry, formed
 	for i, e := range waiting {
 		members[i] = e.UserID
 	}
-	return tx.RecordSeatingPool(ctx, members, float64(pairs)/float64(n*(n-1)), now)
+	chances := matching.PairChances(waiting, now, rand.New(rand.NewPCG(uint64(now.UnixNano()), uint64(n))))
+	return tx.RecordSeatingPool(ctx, members, float64(pairs)/float64(n*(n-1)), chances, now)
 }
 
 // PageSize is the ladder's page length.
