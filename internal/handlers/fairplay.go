@@ -143,7 +143,7 @@ func (s *Server) fairQueue(c echo.Context) error {
 	var v views.FairQueueView
 	for _, cs := range q.Cases {
 		row := views.FairCaseRow{ID: cs.ID, Account: cs.UserName, Source: cs.Source, Score: points(cs.Score), Reports: cs.Reports,
-			Opened: i18n.DateTime(lang, cs.OpenedAt.In(loc))}
+			Opened: i18n.Date(lang, cs.OpenedAt.In(loc))}
 		if cs.PartnerName != nil {
 			row.Partner = *cs.PartnerName
 		}
