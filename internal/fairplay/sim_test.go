@@ -31,7 +31,7 @@ package fairplay
 //     other), leave the queue together when only one was seated, and the
 //     feeder plays as feederDecide says;
 //   - besides the site's Expected, each pool is matched again with its
-//     members' sizes and join times shuffled (simPermutations) to find the
+//     members' sizes and join times shuffled (matching.Permutations) to find the
 //     matcher's own chance of seating each pair, ExpectedM: a proposed
 //     Meet part (MeetM) scored alongside the current one, as is a feeding
 //     z clustered by game (FeedG);
@@ -171,7 +171,7 @@ func feederDecide(b bot.Bot, v engine.View, fed int, rng *rand.Rand) (engine.Act
 // pairTrack is what the benchmark follows of one pair.
 type pairTrack struct {
 	fig Figures
-	// expectedM is the sum of the matcher's own chances (simPermutations),
+	// expectedM is the sum of the matcher's own chances (matching.Permutations),
 	// the site's Expected; expectedPool the pools' average chance.
 	expectedM, expectedPool float64
 	// gAB and the rest sum each game's feeding (PairGame.FeedAB, FeedBA)
@@ -194,7 +194,7 @@ func (t *pairTrack) feedG() float64 {
 // Variants of the formula scored from the same parts, to choose weights:
 // the current Total, and alternatives. MeetM is the meeting part against
 // the matcher's own chance of seating the pair together (see
-// simPermutations) instead of the pool's average chance; FeedG the
+// matching.Permutations) instead of the pool's average chance; FeedG the
 // feeding z with each game's sum as one value (Σ_games / √Σ_games²)
 // instead of each decision, so that the decisions of one game, which are
 // not independent, count as one draw.
@@ -227,15 +227,6 @@ func variantsOf(s Score, meetM, feedG float64) variantScores {
 		s.Meet, s.Flow, s.Feed, meetM, feedG,
 	}
 }
-
-// simPermutations is how many times each pool is matched again with the
-// accepted sizes and join times of its members shuffled among them (the
-// ratings kept): the share of those matchings that seat a pair together
-// is the matcher's own chance of seating them, what honest players of
-// those ratings would get, with any coordination of the pair's choices
-// broken. Its sum over the pools is ExpectedM, and MeetM the meeting part
-// against it.
-const simPermutations = matching.Permutations
 
 func (v *variantScores) maxWith(o variantScores) {
 	for i := range v {
@@ -494,7 +485,7 @@ func simulate(b *testing.B, target, playouts int) simResult {
 	return res
 }
 
-// permutedChances matches the pool again simPermutations times with the
+// permutedChances matches the pool again matching.Permutations times with the
 // members' sizes and join times shuffled among them and returns, for each
 // pair seated together at least once, the share of the matchings that did.
 func permutedChances(entries []matching.Entry, now time.Time, round int) map[[2]int64]float64 {
