@@ -332,9 +332,11 @@ func (s *Store) Decide(ctx context.Context, d FairDecision, refunds []Refund, cl
 			if err := exec(ctx, tx.tx, "leave queue", `DELETE FROM ranked_queue WHERE user_id = $1 AND game_id IS NULL`, d.UserID); err != nil {
 				return err
 			}
+			// A game refunded already (by a moderator's refund of that
+			// game) is left as it is.
 			for _, r := range refunds {
 				r.DecisionID = id
-				if err := addRefund(ctx, tx, r, at); err != nil {
+				if err := addRefundIfNew(ctx, tx, r, at); err != nil {
 					return err
 				}
 			}
@@ -411,6 +413,22 @@ func addRefund(ctx context.Context, tx *Tx, r Refund, at time.Time) error {
 	}
 	if err != nil {
 		return err
+	}
+	return exec(ctx, tx.tx, "refund rating", `UPDATE users SET rating = rating + $2 WHERE id = $1`, r.UserID, r.Points)
+}
+
+// addRefundIfNew is addRefund for a refund not given yet; one given
+// already is left out.
+func addRefundIfNew(ctx context.Context, tx *Tx, r Refund, at time.Time) error {
+	var ids []int64
+	if err := sel(ctx, tx.tx, &ids, `
+		INSERT INTO rating_refunds (decision_id, user_id, marked_id, game_id, points, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (user_id, marked_id, game_id) WHERE undone_at IS NULL DO NOTHING RETURNING id`,
+		r.DecisionID, r.UserID, r.MarkedID, r.GameID, r.Points, at); err != nil {
+		return fmt.Errorf("db: refund: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil
 	}
 	return exec(ctx, tx.tx, "refund rating", `UPDATE users SET rating = rating + $2 WHERE id = $1`, r.UserID, r.Points)
 }

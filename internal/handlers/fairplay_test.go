@@ -547,3 +547,49 @@ func TestFairPlayMails(t *testing.T) {
 		t.Errorf("the warned player's mail is not in Spanish: %q", toSly[0].Header("Subject"))
 	}
 }
+
+// One game's points given back, then the account marked: the game is not
+// refunded twice. By hand, at a rated table of three at 1500 with no
+// rated game (K = 40): each player placed below the winner lost
+// 40/2 × ½ = 10 points to them.
+func TestRefundOfOneGameThenAMarkRefundsItOnce(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	players := []*apptest.API{s.APIFor("Ida"), s.APIFor("Jon"), s.APIFor("Kit")}
+	id := rankedGame(t, players)
+	playOut(t, s, id, players, nil)
+	g := readGame(t, players[0], id)
+	winner := 0
+	for i, p := range g.placings {
+		if p == 1 {
+			winner = i
+			break
+		}
+	}
+	marked := g.names[winner]
+	before := map[string]float64{}
+	for _, n := range g.names {
+		before[n] = apiRating(t, players[0], n)
+	}
+	reporter := apiOf(players, g.names[(winner+1)%3])
+	if res := loggedIn(t, s, reporter).PostForm("/report/"+marked, url.Values{"reason": {"feeding"}, "game": {fmt.Sprint(id)}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("report: %d", res.Status)
+	}
+	moe := s.Client().Register("Moe")
+	grant(t, s, "Moe")
+	cp := caseOf(t, moe, marked)
+	if res := moe.PostForm(cp+"/refund", url.Values{"account": {marked}, "game": {fmt.Sprint(id)}, "reason": {"Fed at this table"}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("refund: %d %s", res.Status, res.Body)
+	}
+	if res := moe.PostForm(cp+"/decide", url.Values{"account": {marked}, "action": {"mark"}, "reason": {"Fed again and again"}, "close": {"true"}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("mark after a refund: %d %s", res.Status, res.Body)
+	}
+	for i, n := range g.names {
+		want := before[n]
+		if i != winner && g.placings[i] > 1 {
+			want += 10
+		}
+		if got := apiRating(t, players[0], n); math.Abs(got-want) > 0.11 {
+			t.Errorf("%s: %.1f, want %.1f", n, got, want)
+		}
+	}
+}
