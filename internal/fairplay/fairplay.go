@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -166,9 +167,7 @@ func (s *Service) Process(ctx context.Context, gameID int64) error {
 		}
 		rows := make([]db.PairGameRow, len(pairs))
 		for i, p := range pairs {
-			rows[i] = db.PairGameRow{UserA: p.A, UserB: p.B, GameID: p.GameID, FromRest: p.FromRest, FromRestVar: p.FromRestVar,
-				BFromA: p.BFromA, AFromB: p.AFromB, FeedAB: p.FeedAB, FeedABSq: p.FeedABSq, FeedsAB: p.FeedsAB, JudgedA: p.JudgedA,
-				FeedBA: p.FeedBA, FeedBASq: p.FeedBASq, FeedsBA: p.FeedsBA, JudgedB: p.JudgedB}
+			rows[i] = rowOf(p)
 		}
 		if err := tx.AddPairGames(ctx, rows, now); err != nil {
 			return err
@@ -191,6 +190,13 @@ func (s *Service) Process(ctx context.Context, gameID int64) error {
 		}
 		return nil
 	})
+}
+
+// rowOf is a pair's figures from one game as they are stored.
+func rowOf(p PairGame) db.PairGameRow {
+	return db.PairGameRow{UserA: p.A, UserB: p.B, GameID: p.GameID, FromRest: p.FromRest, FromRestVar: p.FromRestVar,
+		BFromA: p.BFromA, AFromB: p.AFromB, FeedAB: p.FeedAB, FeedABSq: p.FeedABSq, FeedsAB: p.FeedsAB, JudgedA: p.JudgedA,
+		FeedBA: p.FeedBA, FeedBASq: p.FeedBASq, FeedsBA: p.FeedsBA, JudgedB: p.JudgedB}
 }
 
 // FiguresOf turns a stored pair into the score's figures.
@@ -267,7 +273,7 @@ func (s *Service) Report(ctx context.Context, reporter db.User, in ReportInput) 
 	}
 	fe := apperr.FieldErrors{}
 	in.Note = strings.TrimSpace(in.Note)
-	if !contains(Reasons, in.Reason) {
+	if !slices.Contains(Reasons, in.Reason) {
 		fe.Add("reason", "Choose what the report is about.")
 	}
 	if utf8.RuneCountInString(in.Note) > MaxText {
@@ -319,15 +325,6 @@ func (s *Service) Report(ctx context.Context, reporter db.User, in ReportInput) 
 		return 0, apperr.Wrap(err, apperr.Internal, "could not file the report")
 	}
 	return id, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // ErrNotAdmin answers anyone but a moderator.
@@ -521,7 +518,7 @@ func (s *Service) Decide(ctx context.Context, admin db.User, caseID int64, in De
 	if err != nil {
 		return err
 	}
-	if !contains(Actions, in.Action) {
+	if !slices.Contains(Actions, in.Action) {
 		return apperr.FieldErrors{"action": "Choose what to do."}.Err()
 	}
 	reason, err := reasonOf(in.Reason)
@@ -803,9 +800,7 @@ func (s *Service) Rebuild(ctx context.Context) (games, pairs int, err error) {
 				continue
 			}
 			for _, p := range Pairs(f) {
-				rows = append(rows, db.PairGameRow{UserA: p.A, UserB: p.B, GameID: p.GameID, FromRest: p.FromRest, FromRestVar: p.FromRestVar,
-					BFromA: p.BFromA, AFromB: p.AFromB, FeedAB: p.FeedAB, FeedABSq: p.FeedABSq, FeedsAB: p.FeedsAB, JudgedA: p.JudgedA,
-					FeedBA: p.FeedBA, FeedBASq: p.FeedBASq, FeedsBA: p.FeedsBA, JudgedB: p.JudgedB})
+				rows = append(rows, rowOf(p))
 			}
 			games++
 		}
