@@ -243,8 +243,13 @@ func (s *Service) Login(ctx context.Context, in LoginInput, ip string) (db.User,
 		return db.User{}, ErrBadCredentials
 	}
 	if !u.Active() {
-		// Said only to whoever knows the password.
-		return db.User{}, ErrDisabled
+		// Said only to whoever knows the password; the account comes
+		// with it, so that a closed account can still read and appeal
+		// the decision that closed it (docs/fair-play.md).
+		if u.DeletedAt != nil {
+			return db.User{}, ErrDisabled
+		}
+		return u, ErrDisabled
 	}
 	s.uncount(ctx, fromIP)
 	if err := s.store.ClearAttempts(ctx, key); err != nil {

@@ -164,6 +164,7 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	tn := turns.New(store, clk.Now, log)
 	ls := lists.New()
 	tr := tournaments.New(store, g, clk, log)
+	fp.SetEvents(tr)
 	feed := watch.NewFeed(func(ctx context.Context, id int64) (int, any, error) {
 		v, err := tr.LoadPage(ctx, id)
 		if err != nil {

@@ -298,7 +298,10 @@ func (s *Store) RefundsOf(ctx context.Context, userID int64) ([]Refund, error) {
 // ended); the log line; the reports of the case answered with outcome
 // and, when close is set, the case closed. It returns the decision's id
 // and the revoked tokens' hashes.
-func (s *Store) Decide(ctx context.Context, d FairDecision, refunds []Refund, closeCase bool, outcome string, at time.Time) (int64, []string, error) {
+//
+// marked, when set, is called in the transaction after a mark is stored
+// (the rated events' standings scored again without the player).
+func (s *Store) Decide(ctx context.Context, d FairDecision, refunds []Refund, closeCase bool, outcome string, at time.Time, marked func(tx *Tx, decisionID int64) error) (int64, []string, error) {
 	var id int64
 	var revoked []string
 	err := s.Tx(ctx, func(tx *Tx) error {
@@ -337,6 +340,11 @@ func (s *Store) Decide(ctx context.Context, d FairDecision, refunds []Refund, cl
 			for _, r := range refunds {
 				r.DecisionID = id
 				if err := addRefundIfNew(ctx, tx, r, at); err != nil {
+					return err
+				}
+			}
+			if marked != nil {
+				if err := marked(tx, id); err != nil {
 					return err
 				}
 			}
@@ -459,7 +467,10 @@ func (s *Store) RefundGame(ctx context.Context, d FairDecision, refunds []Refund
 // Undo undoes a decision: a mark's refunds are taken back and the mark
 // lifted, a closed account opened again; logged with why. It reports
 // false when the decision was undone already.
-func (s *Store) Undo(ctx context.Context, decisionID int64, by *int64, why, action string, at time.Time) (bool, error) {
+//
+// unmarked, when set, is called in the transaction after a mark is
+// lifted (the rated events scored again with the player back).
+func (s *Store) Undo(ctx context.Context, decisionID int64, by *int64, why, action string, at time.Time, unmarked func(tx *Tx, decisionID int64) error) (bool, error) {
 	done := false
 	err := s.Tx(ctx, func(tx *Tx) error {
 		var d struct {
@@ -476,7 +487,7 @@ func (s *Store) Undo(ctx context.Context, decisionID int64, by *int64, why, acti
 			return fmt.Errorf("db: undo: %w", err)
 		}
 		done = true
-		if err := undoEffects(ctx, tx, decisionID, d.UserID, d.Action, at); err != nil {
+		if err := undoEffects(ctx, tx, decisionID, d.UserID, d.Action, at, unmarked); err != nil {
 			return err
 		}
 		if d.Action != "dismiss" {
@@ -489,7 +500,7 @@ func (s *Store) Undo(ctx context.Context, decisionID int64, by *int64, why, acti
 	return done, err
 }
 
-func undoEffects(ctx context.Context, tx *Tx, decisionID, userID int64, action string, at time.Time) error {
+func undoEffects(ctx context.Context, tx *Tx, decisionID, userID int64, action string, at time.Time, unmarked func(tx *Tx, decisionID int64) error) error {
 	var refunds []Refund
 	if err := sel(ctx, tx.tx, &refunds, `UPDATE rating_refunds SET undone_at = $2 WHERE decision_id = $1 AND undone_at IS NULL
 		RETURNING id, decision_id, user_id, marked_id, '' AS marked_name, game_id, points, created_at, undone_at`, decisionID, at); err != nil {
@@ -502,7 +513,12 @@ func undoEffects(ctx context.Context, tx *Tx, decisionID, userID int64, action s
 	}
 	switch action {
 	case "mark":
-		return exec(ctx, tx.tx, "lift mark", `UPDATE users SET marked_at = NULL, marked_by_decision = NULL WHERE id = $1 AND marked_by_decision = $2`, userID, decisionID)
+		if err := exec(ctx, tx.tx, "lift mark", `UPDATE users SET marked_at = NULL, marked_by_decision = NULL WHERE id = $1 AND marked_by_decision = $2`, userID, decisionID); err != nil {
+			return err
+		}
+		if unmarked != nil {
+			return unmarked(tx, decisionID)
+		}
 	case "close":
 		return exec(ctx, tx.tx, "reopen account", `UPDATE users SET disabled_at = NULL WHERE id = $1`, userID)
 	}
@@ -535,7 +551,8 @@ func (s *Store) AppealDecision(ctx context.Context, decisionID, userID int64, te
 // AnswerDecisionAppeal records a moderator's answer to an appeal: upheld keeps
 // the decision, overturned undoes it (as Undo does); logged. It reports
 // false when the appeal was answered already.
-func (s *Store) AnswerDecisionAppeal(ctx context.Context, decisionID, by int64, overturn bool, note string, at time.Time) (bool, error) {
+// unmarked is as for Undo.
+func (s *Store) AnswerDecisionAppeal(ctx context.Context, decisionID, by int64, overturn bool, note string, at time.Time, unmarked func(tx *Tx, decisionID int64) error) (bool, error) {
 	done := false
 	err := s.Tx(ctx, func(tx *Tx) error {
 		answer, action := "upheld", ModFairUpheld
@@ -561,7 +578,7 @@ func (s *Store) AnswerDecisionAppeal(ctx context.Context, decisionID, by int64, 
 			if err := exec(ctx, tx.tx, "overturn", `UPDATE fairplay_decisions SET undone_at = $2, undone_by = $3, undo_reason = $4 WHERE id = $1`, decisionID, at, by, note); err != nil {
 				return err
 			}
-			if err := undoEffects(ctx, tx, decisionID, d.UserID, d.Action, at); err != nil {
+			if err := undoEffects(ctx, tx, decisionID, d.UserID, d.Action, at, unmarked); err != nil {
 				return err
 			}
 		}

@@ -103,10 +103,13 @@ type TournamentPlayer struct {
 	Wins         int        `db:"wins"`
 	Byes         int        `db:"byes"`
 	OnFire       bool       `db:"on_fire"`
+	// DisqualifiedBy is the fair-play decision (a mark) that took the
+	// player out of the event's ranking, nil for none.
+	DisqualifiedBy *int64 `db:"disqualified_by"`
 }
 
 const playerColumns = `p.tournament_id, p.user_id, CASE WHEN u.deleted_at IS NOT NULL THEN '` + DeletedName + `' ELSE u.username END AS username,
-	p.joined_at, p.status, p.rating, p.game_id, p.free_since, p.points, p.games, p.wins, p.byes, p.on_fire`
+	p.joined_at, p.status, p.rating, p.game_id, p.free_since, p.points, p.games, p.wins, p.byes, p.on_fire, p.disqualified_by`
 
 // TournamentResult is what one game (or a bye: GameID nil) gave a player.
 type TournamentResult struct {
@@ -404,7 +407,7 @@ func tournamentPlayers(ctx context.Context, q queryer, id int64) ([]TournamentPl
 func (t *Tx) FreePlayers(ctx context.Context, id int64, rated bool, now time.Time) ([]TournamentPlayer, error) {
 	var out []TournamentPlayer
 	err := sel(ctx, t.tx, &out, `SELECT p.tournament_id, p.user_id, p.status, p.rating, p.free_since, p.points
-		FROM tournament_players p WHERE p.tournament_id = $1 AND p.status = 'active' AND p.game_id IS NULL
+		FROM tournament_players p WHERE p.tournament_id = $1 AND p.status = 'active' AND p.game_id IS NULL AND p.disqualified_by IS NULL
 			AND NOT ($2 AND `+pausedUser("p.user_id", "$3")+`)`, id, rated, now)
 	if err != nil {
 		return nil, fmt.Errorf("db: free players of tournament %d: %w", id, err)

@@ -40,6 +40,37 @@ type Service struct {
 	log     *slog.Logger
 	linkKey []byte
 	forget  func(tokenHash string)
+	events  Events
+}
+
+// Events are the rated events a mark disqualifies a player from
+// (tournaments.Service): inside the decision's transaction, Disqualify
+// takes the player out of the rated events they played since since and
+// scores them again; Requalify, when the mark is undone or overturned,
+// puts them back.
+type Events interface {
+	Disqualify(ctx context.Context, tx *db.Tx, userID, decisionID int64, since time.Time) error
+	Requalify(ctx context.Context, tx *db.Tx, decisionID int64) error
+}
+
+// SetEvents gives the service the events a mark disqualifies from.
+func (s *Service) SetEvents(e Events) { s.events = e }
+
+// marked and unmarked are the decision's effects on rated events.
+func (s *Service) marked(ctx context.Context, userID int64, now time.Time) func(*db.Tx, int64) error {
+	if s.events == nil {
+		return nil
+	}
+	return func(tx *db.Tx, decisionID int64) error {
+		return s.events.Disqualify(ctx, tx, userID, decisionID, now.AddDate(0, 0, -RefundWindowDays))
+	}
+}
+
+func (s *Service) unmarked(ctx context.Context) func(*db.Tx, int64) error {
+	if s.events == nil {
+		return nil
+	}
+	return func(tx *db.Tx, decisionID int64) error { return s.events.Requalify(ctx, tx, decisionID) }
 }
 
 // New returns the service and makes the games service ask it before
@@ -540,7 +571,7 @@ func (s *Service) Decide(ctx context.Context, admin db.User, caseID int64, in De
 	}
 	closeCase := in.Close || in.Action == "dismiss"
 	outcome := map[string]string{"dismiss": "dismissed", "warn": "warned", "mark": "marked", "close": "closed"}[in.Action]
-	_, revoked, err := s.store.Decide(ctx, db.FairDecision{CaseID: c.ID, UserID: u.ID, Action: in.Action, Reason: reason, DecidedBy: &admin.ID}, refunds, closeCase, outcome, now)
+	_, revoked, err := s.store.Decide(ctx, db.FairDecision{CaseID: c.ID, UserID: u.ID, Action: in.Action, Reason: reason, DecidedBy: &admin.ID}, refunds, closeCase, outcome, now, s.marked(ctx, u.ID, now))
 	switch {
 	case errors.Is(err, db.ErrClosed):
 		return apperr.E(apperr.Conflict, "This case is closed already.")
@@ -646,7 +677,7 @@ func (s *Service) Undo(ctx context.Context, admin db.User, decisionID int64, why
 	if why, err = reasonOf(why); err != nil {
 		return err
 	}
-	ok, err := s.store.Undo(ctx, decisionID, &admin.ID, why, db.ModFairUndo, s.clock.Now())
+	ok, err := s.store.Undo(ctx, decisionID, &admin.ID, why, db.ModFairUndo, s.clock.Now(), s.unmarked(ctx))
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not undo the decision")
 	}
@@ -678,7 +709,7 @@ func (s *Service) AnswerAppeal(ctx context.Context, admin db.User, decisionID in
 	if note, err = reasonOf(note); err != nil {
 		return err
 	}
-	ok, err := s.store.AnswerDecisionAppeal(ctx, decisionID, admin.ID, overturn, note, s.clock.Now())
+	ok, err := s.store.AnswerDecisionAppeal(ctx, decisionID, admin.ID, overturn, note, s.clock.Now(), s.unmarked(ctx))
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not answer the appeal")
 	}
@@ -710,6 +741,32 @@ func (s *Service) Mine(ctx context.Context, u db.User) (Mine, error) {
 		return m, apperr.Wrap(err, apperr.Internal, "could not read the refunds")
 	}
 	return m, nil
+}
+
+// ClosedAccount is an account closed by a fair-play decision that still
+// holds, for its owner to read and appeal without logging in: the
+// account and the decisions about it. ErrNotFound when the account is not
+// closed so (open, deleted, or disabled by a moderator for another reason).
+func (s *Service) ClosedAccount(ctx context.Context, userID int64) (db.User, []db.FairDecision, error) {
+	u, err := s.store.UserByID(ctx, userID)
+	if errors.Is(err, db.ErrNotFound) {
+		return db.User{}, nil, apperr.E(apperr.NotFound, "There is no closed account to appeal for: log in again.")
+	}
+	if err != nil {
+		return db.User{}, nil, apperr.Wrap(err, apperr.Internal, "could not read the account")
+	}
+	ds, err := s.store.DecisionsAbout(ctx, u.ID)
+	if err != nil {
+		return db.User{}, nil, apperr.Wrap(err, apperr.Internal, "could not read the decisions")
+	}
+	closed := false
+	for _, d := range ds {
+		closed = closed || (d.Action == "close" && d.UndoneAt == nil)
+	}
+	if u.DeletedAt != nil || u.DisabledAt == nil || !closed {
+		return db.User{}, nil, apperr.E(apperr.NotFound, "There is no closed account to appeal for: log in again.")
+	}
+	return u, ds, nil
 }
 
 // Appeal is a player's one appeal of a decision about them.

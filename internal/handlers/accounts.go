@@ -68,6 +68,15 @@ func (s *Server) login(c echo.Context) error {
 		if apperr.CodeOf(err) == apperr.Internal {
 			return err
 		}
+		if errors.Is(err, accounts.ErrDisabled) && u.ID != 0 {
+			// Closed as a second account: the decision and its appeal.
+			if _, _, cerr := s.fairplay.ClosedAccount(c.Request().Context(), u.ID); cerr == nil {
+				if err := s.startClosedSession(c, u); err != nil {
+					return err
+				}
+				return redirect(c, "/closed-account")
+			}
+		}
 		f := views.Form{Values: map[string]string{"login": in.Login}, Error: messageOf(c.Request().Context(), err)}
 		return render(c, statusOf(apperr.CodeOf(err)), views.LoginPage(s.page(c, tr(c, "Log in")), f, next))
 	}

@@ -90,16 +90,9 @@ func (s *Server) renderMyFairPlay(c echo.Context, status int, appealID int64, f 
 	if err != nil {
 		return err
 	}
-	lang, loc := i18n.From(ctx), s.userLocation(c)
 	v := views.MyFairPlayView{Marked: u.MarkedAt != nil}
-	for _, d := range m.Decisions {
-		dv := s.decisionView(c, d, u.ID)
-		dv.By = "" // the player reads the decision, not who took it
-		if d.ID == appealID {
-			dv.Form = f
-		}
-		v.Decisions = append(v.Decisions, dv)
-	}
+	s.myDecisions(c, &v, m.Decisions, u.ID, "/my/fairplay/%d/appeal", appealID, f)
+	lang, loc := i18n.From(ctx), s.userLocation(c)
 	for _, r := range m.Reports {
 		rv := views.MyReportView{Target: r.TargetName, Reason: r.Reason, When: i18n.DateTime(lang, r.CreatedAt.In(loc)), Handled: r.HandledAt != nil}
 		if r.GameID != nil {
@@ -115,6 +108,111 @@ func (s *Server) renderMyFairPlay(c echo.Context, status int, appealID int64, f 
 			When: i18n.DateTime(lang, r.CreatedAt.In(loc)), Undone: r.UndoneAt != nil})
 	}
 	return render(c, status, views.MyFairPlayPage(s.page(c, tr(c, "Fair play")), v))
+}
+
+// myDecisions fills a player's page with the decisions about them, each
+// appeal form posting to appealURL (a format of the decision's id), the
+// one just sent (appealID) with its form.
+func (s *Server) myDecisions(c echo.Context, v *views.MyFairPlayView, ds []db.FairDecision, viewer int64, appealURL string, appealID int64, f views.Form) {
+	for _, d := range ds {
+		dv := s.decisionView(c, d, viewer)
+		dv.By = "" // the player reads the decision, not who took it
+		dv.AppealURL = fmt.Sprintf(appealURL, d.ID)
+		if d.ID == appealID {
+			dv.Form = f
+		}
+		v.Decisions = append(v.Decisions, dv)
+	}
+}
+
+// The owner of an account closed as a second account cannot log in; the
+// log-in that the closing refuses, given the right password, opens this
+// page instead for an hour: the decision, and its one appeal.
+const (
+	closedAccountKey = "closed_account"
+	closedAccountAt  = "closed_account_at"
+	closedAccountFor = time.Hour
+)
+
+// startClosedSession keeps, in a new session that is logged in to
+// nothing, which closed account just gave its password.
+func (s *Server) startClosedSession(c echo.Context, u db.User) error {
+	sess, err := s.sessions.Get(c.Request(), s.sessions.Name())
+	if err != nil {
+		return err
+	}
+	if err := s.sessions.Destroy(c.Request().Context(), sess.ID); err != nil {
+		return err
+	}
+	sess.ID = ""
+	for k := range sess.Values {
+		delete(sess.Values, k)
+	}
+	sess.Values[closedAccountKey] = u.ID
+	sess.Values[closedAccountAt] = s.clock.Now().Unix()
+	return sess.Save(c.Request(), c.Response())
+}
+
+// closedAccount is the closed account this browser gave the password of
+// within the hour.
+func (s *Server) closedAccount(c echo.Context) (db.User, []db.FairDecision, error) {
+	again := apperr.E(apperr.NotFound, "There is no closed account to appeal for: log in again.")
+	sess, err := s.sessions.Get(c.Request(), s.sessions.Name())
+	if err != nil {
+		return db.User{}, nil, again
+	}
+	id, ok := sessionInt(sess.Values[closedAccountKey])
+	at, ok2 := sessionInt(sess.Values[closedAccountAt])
+	if !ok || !ok2 || s.clock.Now().Sub(time.Unix(at, 0)) > closedAccountFor {
+		return db.User{}, nil, again
+	}
+	return s.fairplay.ClosedAccount(c.Request().Context(), id)
+}
+
+// sessionInt reads a number kept in a session: an int64 as it was set,
+// or, loaded again from the session's JSON, a float64.
+func sessionInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case float64:
+		return int64(x), x == float64(int64(x))
+	}
+	return 0, false
+}
+
+func (s *Server) closedAccountPage(c echo.Context) error {
+	return s.renderClosedAccount(c, http.StatusOK, 0, views.Form{})
+}
+
+func (s *Server) renderClosedAccount(c echo.Context, status int, appealID int64, f views.Form) error {
+	u, ds, err := s.closedAccount(c)
+	if err != nil {
+		return err
+	}
+	v := views.MyFairPlayView{Closed: true, Marked: u.MarkedAt != nil}
+	s.myDecisions(c, &v, ds, u.ID, "/closed-account/%d/appeal", appealID, f)
+	return render(c, status, views.MyFairPlayPage(s.page(c, tr(c, "Fair play")), v))
+}
+
+func (s *Server) closedAccountAppeal(c echo.Context) error {
+	u, _, err := s.closedAccount(c)
+	if err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return apperr.E(apperr.NotFound, "There is no such decision about you.")
+	}
+	text := c.FormValue("appeal")
+	if err := s.fairplay.Appeal(c.Request().Context(), u, id, text); err != nil {
+		if apperr.CodeOf(err) == apperr.Internal || apperr.CodeOf(err) == apperr.NotFound {
+			return err
+		}
+		return s.renderClosedAccount(c, statusOf(apperr.CodeOf(err)), id, formOf(c, map[string]string{"appeal": text}, err))
+	}
+	s.setFlash(c, "ok", tr(c, "Your appeal is sent: another moderator reads it and answers here."))
+	return redirect(c, "/closed-account")
 }
 
 func (s *Server) fairAppeal(c echo.Context) error {

@@ -70,11 +70,13 @@ func (s *Server) tournamentView(c echo.Context, tv *tournaments.View, code strin
 			m.CanResume, m.Withdraw = !over, !over
 		case db.PlayerWithdrawn:
 			m.StatusText = tr(c, "You withdrew from this tournament.")
+		case tournaments.Disqualified:
+			m.StatusText = tr(c, "You are disqualified from this tournament: your account is marked for unfair play. See Fair play in your settings to read the decision and appeal it.")
 		}
-		if t.Status == db.TournamentFinished {
+		if t.Status == db.TournamentFinished && me.Status != tournaments.Disqualified {
 			m.StatusText = tr(c, "You placed {{.Place}} with {{.Points}}.", "Place", views.Ordinal(ctx, me.Rank), "Points", pointsText(ctx, me.Points))
 		}
-		if t.Status == db.TournamentUpcoming {
+		if t.Status == db.TournamentUpcoming && me.Status != tournaments.Disqualified {
 			m.StatusText = tr(c, "You are in: the tournament starts at the time shown.")
 			m.Withdraw = true
 		}
@@ -289,6 +291,8 @@ func standingLine(ctx context.Context, st tournaments.Standing, code string, res
 		l.StatusText = i18n.T(ctx, "paused")
 	case db.PlayerWithdrawn:
 		l.StatusText = i18n.T(ctx, "withdrawn")
+	case tournaments.Disqualified:
+		l.StatusText = i18n.T(ctx, "disqualified")
 	}
 	if st.GameID != 0 {
 		l.GameURL = fmt.Sprintf("/games/%d%s", st.GameID, views.CodeQuery(code))

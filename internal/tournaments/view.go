@@ -9,6 +9,10 @@ import (
 	"nothanks/internal/pairing"
 )
 
+// Disqualified is the status of a player taken out of a rated event's
+// ranking by a mark for unfair play (their Rank is 0).
+const Disqualified = "disqualified"
+
 // Standing is a player's line of the standings.
 type Standing struct {
 	Rank   int
@@ -178,24 +182,33 @@ func resultsOf(rs []db.TournamentResult, upTo int) map[int64][]Result {
 
 func arenaStandings(ps []db.TournamentPlayer, rs []db.TournamentResult) []Standing {
 	byUser := resultsOf(rs, 0)
-	entries := make([]pairing.ArenaEntry, len(ps))
+	var entries []pairing.ArenaEntry
 	lines := map[int64]Standing{}
-	for i, p := range ps {
-		entries[i] = pairing.ArenaEntry{ID: p.UserID, Total: pairing.Points(p.Points), Games: p.Games, Wins: p.Wins, OnFire: p.OnFire, Rating: p.Rating}
-		lines[p.UserID] = line(p, byUser[p.UserID])
+	var out, disqualified []Standing
+	for _, p := range ps {
+		l := line(p, byUser[p.UserID])
+		if p.DisqualifiedBy != nil {
+			disqualified = append(disqualified, l)
+			continue
+		}
+		entries = append(entries, pairing.ArenaEntry{ID: p.UserID, Total: pairing.Points(p.Points), Games: p.Games, Wins: p.Wins, OnFire: p.OnFire, Rating: p.Rating})
+		lines[p.UserID] = l
 	}
-	var out []Standing
 	for _, st := range pairing.RankArena(entries) {
 		l := lines[st.ID]
 		l.Rank = st.Rank
 		out = append(out, l)
 	}
-	return out
+	return append(out, disqualified...)
 }
 
 func line(p db.TournamentPlayer, results []Result) Standing {
 	l := Standing{UserID: p.UserID, Name: p.Username, Status: p.Status, Rating: p.Rating, Points: pairing.Points(p.Points),
 		Games: p.Games, Wins: p.Wins, Byes: p.Byes, OnFire: p.OnFire, Results: results}
+	if p.DisqualifiedBy != nil {
+		// Out of the ranking: the page shows the line unranked.
+		l.Status = Disqualified
+	}
 	if p.GameID != nil {
 		l.GameID = *p.GameID
 	}
@@ -219,9 +232,10 @@ func swissStandings(t db.Tournament, ps []db.TournamentPlayer, rs []db.Tournamen
 			}
 		}
 	}
-	entries := make([]pairing.SwissEntry, len(ps))
+	var entries []pairing.SwissEntry
 	lines := map[int64]Standing{}
-	for i, p := range ps {
+	var disqualified []Standing
+	for _, p := range ps {
 		var score pairing.Points
 		wins, byes, games := 0, 0, 0
 		for _, x := range byUser[p.UserID] {
@@ -235,12 +249,16 @@ func swissStandings(t db.Tournament, ps []db.TournamentPlayer, rs []db.Tournamen
 				wins++
 			}
 		}
-		entries[i] = pairing.SwissEntry{ID: p.UserID, Score: score, Opponents: opponents[p.UserID], Byes: byes, Wins: wins, Rating: p.Rating}
 		l := line(p, byUser[p.UserID])
 		l.Points, l.Games, l.Wins, l.Byes, l.OnFire = score, games, wins, byes, false
 		if r != t.Round {
 			l.GameID = 0
 		}
+		if p.DisqualifiedBy != nil {
+			disqualified = append(disqualified, l)
+			continue
+		}
+		entries = append(entries, pairing.SwissEntry{ID: p.UserID, Score: score, Opponents: opponents[p.UserID], Byes: byes, Wins: wins, Rating: p.Rating})
 		lines[p.UserID] = l
 	}
 	order, buchholz := pairing.RankSwiss(entries, t.TableSize)
@@ -250,7 +268,7 @@ func swissStandings(t db.Tournament, ps []db.TournamentPlayer, rs []db.Tournamen
 		l.Rank, l.Buchholz = st.Rank, buchholz[st.ID]
 		out = append(out, l)
 	}
-	return out
+	return append(out, disqualified...)
 }
 
 // featured is the running table whose best player stands highest.

@@ -132,7 +132,7 @@ func startMailDelay(t db.Tournament) time.Duration {
 func activePlayers(ps []db.TournamentPlayer) []db.TournamentPlayer {
 	var out []db.TournamentPlayer
 	for _, p := range ps {
-		if p.Status == db.PlayerActive {
+		if p.Status == db.PlayerActive && p.DisqualifiedBy == nil {
 			out = append(out, p)
 		}
 	}

@@ -25,6 +25,8 @@ type FairDecisionView struct {
 	Appeal             string
 	Answer, AnswerNote string
 	CanAppeal          bool
+	// AppealURL is where the appeal form posts.
+	AppealURL string
 	// Own: the moderator looking took this decision (they may not judge
 	// its appeal).
 	Own  bool
@@ -52,7 +54,10 @@ type RefundView struct {
 
 // MyFairPlayView is a member's own fair-play page.
 type MyFairPlayView struct {
-	Marked    bool
+	Marked bool
+	// Closed: the page of an account closed as a second account, read
+	// after a log-in that the closing refused.
+	Closed    bool
 	Decisions []FairDecisionView
 	Reports   []MyReportView
 	Refunds   []RefundView
