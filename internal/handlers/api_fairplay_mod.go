@@ -193,7 +193,7 @@ func (s *Server) apiShowCase(c echo.Context, id int64, status int) error {
 		x := pair{A: sg.NameA, B: sg.NameB, Games: sg.Games, Expected: round2(sg.Expected), FromRest: round2(sg.FromRest), BFromA: round2(sg.BFromA),
 			AFromB: round2(sg.AFromB), FeedsAB: sg.FeedsAB, FeedsBA: sg.FeedsBA, JudgedA: sg.JudgedA, JudgedB: sg.JudgedB, Device: sg.Device, Network: sg.Network,
 			Score: score{Meet: round2(p.Score.Meet), Flow: round2(p.Score.Flow), Feed: round2(p.Score.Feed), Links: round2(p.Score.Links), Total: round2(p.Score.Total)},
-			List: []game{}}
+			List:  []game{}}
 		for _, g := range p.Games {
 			x.List = append(x.List, game{GameID: g.GameID, FinishedAt: g.FinishedAt.UTC(), Players: g.Players, PlaceA: g.PlaceA, PlaceB: g.PlaceB,
 				FromRest: round2(g.FromRest), BFromA: round2(g.BFromA), AFromB: round2(g.AFromB), FeedsAB: g.FeedsAB, FeedsBA: g.FeedsBA,
