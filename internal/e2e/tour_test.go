@@ -197,6 +197,54 @@ func newTour(t *testing.T) tour {
 	if err := s.Store.DB.Get(&fairCase, `SELECT c.id FROM fairplay_cases c JOIN users u ON u.id = c.user_id WHERE u.username = 'Chatty'`); err != nil {
 		t.Fatal(err)
 	}
+	// A rated arena still to come that Sly joined, then was marked: the
+	// standings show Sly unranked and disqualified. Gone is closed as a
+	// second account: its log-in opens the page of its decision.
+	rated := func() int64 {
+		st, res := api.Do(http.MethodPost, "/api/v1/tournaments", map[string]any{"kind": "arena", "name": "Rated evening", "rated": true,
+			"table_size": 3, "minutes": 60, "game_rounds": 1, "variant": "standard", "pace": "live", "turn_seconds": 300, "max_players": 50,
+			"starts_at": time.Now().Add(3 * time.Hour).UTC().Format(time.RFC3339)})
+		if st != http.StatusCreated {
+			t.Fatalf("create a rated tournament: %d %v", st, res)
+		}
+		return int64(res["tournament"].(map[string]any)["id"].(float64))
+	}()
+	decide := func(name, reason, action string) {
+		if st, res := api.Do(http.MethodPost, "/api/v1/reports", map[string]any{"player": name, "reason": reason}); st != http.StatusCreated {
+			t.Fatalf("report %s: %d %v", name, st, res)
+		}
+		st, q := api.Do(http.MethodGet, "/api/v1/mod/fairplay", nil)
+		if st != http.StatusOK {
+			t.Fatalf("the moderators' queue: %d %v", st, q)
+		}
+		for _, x := range q["cases"].([]any) {
+			if c := x.(map[string]any); c["account"] == name {
+				st, res := api.Do(http.MethodPost, fmt.Sprintf("/api/v1/mod/fairplay/cases/%v/decisions", c["id"]),
+					map[string]any{"account": name, "action": action, "reason": "Two accounts of one player at the same tables.", "close": true})
+				if st != http.StatusCreated {
+					t.Fatalf("%s %s: %d %v", action, name, st, res)
+				}
+				return
+			}
+		}
+		t.Fatalf("no case about %s", name)
+	}
+	for _, name := range []string{"Sly", "Chatty"} {
+		p := chatty
+		if name == "Sly" {
+			p = s.APIFor("Sly")
+		}
+		u, _ := s.Store.UserByName(context.Background(), name)
+		if _, err := s.Store.VerifyEmail(context.Background(), u.ID, strings.ToLower(name)+"@example.com", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if st, res := p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", rated), nil); st != http.StatusOK {
+			t.Fatalf("%s joins the rated arena: %d %v", name, st, res)
+		}
+	}
+	decide("Sly", "feeding", "mark")
+	s.APIFor("Gone")
+	decide("Gone", "second_account", "close")
 	return tour{
 		s: s, open: open, played: played, finished: finished, report: msg,
 		visitor: []tourPage{
@@ -211,6 +259,7 @@ func newTour(t *testing.T) tour {
 			{"tournament-running", fmt.Sprintf("/tournaments/%d", running)}, {"tv", "/tv"},
 			{"table-bot-account-visitor", fmt.Sprintf("/games/%d", withBot)}, {"profile-bot-account", "/u/Robo_Bot"},
 			{"ladder-bots", "/ladder?pool=bots"}, {"api-reference", "/docs/api-reference"},
+			{"tournament-disqualified", fmt.Sprintf("/tournaments/%d", rated)},
 		},
 		member: []tourPage{
 			{"home-member", "/"}, {"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
@@ -279,6 +328,15 @@ func TestBrowserTourHasNoConsoleErrors(t *testing.T) {
 	for _, p := range tr.visitor {
 		visit(p)
 	}
+	// A closed account's log-in opens its decision and appeal.
+	do(t, ctx,
+		chromedp.Navigate(s.URL+"/login"),
+		chromedp.SendKeys(byTestID("input-login"), "Gone"),
+		chromedp.SendKeys(byTestID("input-password"), apptest.Password),
+		chromedp.Click(byTestID("login-submit")),
+		chromedp.WaitVisible(byTestID("closed-notice")),
+	)
+	visit(tourPage{"closed-account", "/closed-account"})
 	do(t, ctx,
 		chromedp.Navigate(s.URL+"/login"),
 		chromedp.SendKeys(byTestID("input-login"), "Tourist"),

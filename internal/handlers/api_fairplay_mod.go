@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"nothanks/internal/accounts"
 	"nothanks/internal/apperr"
 	"nothanks/internal/db"
 	"nothanks/internal/fairplay"
@@ -19,6 +20,23 @@ import (
 // decisions as /admin/fairplay, through fairplay.Service, which refuses a
 // member (403), a moderator acting on a case about themselves and the
 // moderator who decided judging its appeal.
+
+// apiFreshUser reads the caller's account again, not trusting the token
+// cache's copy (up to accounts.TokenCacheFor old): moderator rights given
+// or taken, and a mark, count at the next request.
+func (s *Server) apiFreshUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		u, err := s.accounts.User(c.Request().Context(), apiUser(c).ID)
+		if apperr.CodeOf(err) == apperr.NotFound {
+			return accounts.ErrUnknownToken
+		}
+		if err != nil {
+			return err
+		}
+		c.Set(ctxAPIUser, &u)
+		return next(c)
+	}
+}
 
 type apiCaseRow struct {
 	ID       int64     `json:"id"`

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -238,6 +239,21 @@ func TestAClosedAccountAppealsItsClosing(t *testing.T) {
 	grant(t, s, "Mia")
 	if st, res := kit.Do(http.MethodPost, "/api/v1/reports", map[string]any{"player": "Zed", "reason": "second_account", "note": "plays like my rival"}); st != http.StatusCreated {
 		t.Fatalf("report: %d %v", st, res)
+	}
+	// Moderator rights given and taken count at the next request, though
+	// the token was checked (and kept in memory) before.
+	if st, _ := kit.Do(http.MethodGet, "/api/v1/mod/fairplay", nil); st != http.StatusForbidden {
+		t.Fatalf("a member reads the queue: %d", st)
+	}
+	grant(t, s, "Kit")
+	if st, _ := kit.Do(http.MethodGet, "/api/v1/mod/fairplay", nil); st != http.StatusOK {
+		t.Fatalf("a new moderator reads the queue: %d", st)
+	}
+	if err := s.App.Moderation.Grant(context.Background(), "Kit", false); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := kit.Do(http.MethodGet, "/api/v1/mod/fairplay", nil); st != http.StatusForbidden {
+		t.Fatalf("a former moderator reads the queue: %d", st)
 	}
 	_, q := moe.Do(http.MethodGet, "/api/v1/mod/fairplay", nil)
 	caseID := int64(q["cases"].([]any)[0].(map[string]any)["id"].(float64))
