@@ -1,6 +1,7 @@
 package matching
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -204,5 +205,20 @@ func TestPairChances(t *testing.T) {
 	ch = PairChances(es, now, rand.New(rand.NewPCG(3, 4)))
 	if c := ch[[2]int64{1, 2}]; c > 0.5 {
 		t.Errorf("the coordinating pair's chance %v: the shuffle should break their coordination", c)
+	}
+}
+
+// BenchmarkPairChances is what the fair-play signals add each time the
+// ranked queue forms tables: the waiting matched again Permutations
+// times (docs/fair-play.md), for a queue of 100 and of 1,000.
+func BenchmarkPairChances(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		es := queue(rand.New(rand.NewPCG(5, 6)), n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(7, 8))
+			for b.Loop() {
+				PairChances(es, now, rng)
+			}
+		})
 	}
 }
