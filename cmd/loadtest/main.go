@@ -15,6 +15,9 @@
 //	loadtest ... -pgbench postgres://postgres@127.0.0.1:5432/pgbench
 //	    also runs `pgbench -N` at the same concurrency (-games) on that
 //	    database, right after the moves, and prints the ratio.
+//	loadtest -url http://localhost:8080 -games 8 -pids 1234
+//	    also prints the server processes' CPU time per move (from
+//	    /proc/PID/stat) over the run.
 //	loadtest -url http://localhost:8080 -arena 30 -duration 90s -host-token nt_... [-table-size 4] [-pace 1s-3s]
 //	    an arena of N players, made by the host (a moderator) to start 65 s
 //	    later and measured for D from its first table: each player asks its
@@ -100,7 +103,7 @@ func run(args []string, out io.Writer) error {
 	watchers := fs.Int("watchers", 0, "spectator streams opened on one game")
 	watchMoves := fs.Int("watch-moves", 30, "moves made in the watched game (each phase)")
 	watchEvery := fs.Duration("watch-every", 400*time.Millisecond, "time between moves in the watched game")
-	pids := fs.String("pids", "", "server process ids, comma-separated, for resident memory per stream")
+	pids := fs.String("pids", "", "server process ids, comma-separated: their CPU time per move, resident memory per stream")
 	metricsToken := fs.String("metrics-token", "", "the servers' METRICS_TOKEN: memory per stream from their Go heap and stacks")
 	pgbench := fs.String("pgbench", "", "a Postgres URL: run pgbench -N there at the same concurrency and compare")
 	players := fs.Int("players", 12, "accounts the games are played by (a player sits in many games)")
@@ -454,10 +457,12 @@ func playGames(ctx context.Context, cfg config, ps []player, out io.Writer) erro
 		}()
 	}
 	setup.Wait()
+	cpu0 := cpuTime(cfg.pids)
 	started = time.Now()
 	close(ready)
 	wg.Wait()
 	elapsed := time.Since(started)
+	cpu := cpuTime(cfg.pids) - cpu0
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -468,6 +473,12 @@ func playGames(ctx context.Context, cfg config, ps []player, out io.Writer) erro
 	rate := float64(moves.Load()) / elapsed.Seconds()
 	fmt.Fprintf(out, "moves: %d games at once%s, %d moves in %s: %.0f moves/s; move latency p50 %s, p99 %s\n",
 		cfg.games, paceText(cfg), moves.Load(), elapsed.Round(time.Millisecond), rate, pct(all, 50), pct(all, 99))
+	if len(cfg.pids) > 0 && moves.Load() > 0 {
+		// The games' last moves, cut by the end, are not counted; their
+		// CPU is, so the figure is a bound from above.
+		fmt.Fprintf(out, "server CPU: %.3f ms a move (%s over %d moves; %.2f cores)\n",
+			float64(cpu.Microseconds())/1000/float64(moves.Load()), cpu.Round(time.Millisecond), moves.Load(), cpu.Seconds()/elapsed.Seconds())
+	}
 	if cfg.pgbench != "" {
 		tps, err := runPgbench(cfg.pgbench, cfg.games)
 		if err != nil {
@@ -691,6 +702,33 @@ func goMemory(urls []string, token string) int64 {
 		}
 	}
 	return total
+}
+
+// cpuTime sums the processes' CPU time, user and system, from
+// /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s, Linux's
+// USER_HZ).
+func cpuTime(pids []int) time.Duration {
+	var ticks int64
+	for _, pid := range pids {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// The command name (field 2) is in parentheses and may hold
+		// spaces: count the fields after its closing one.
+		s := string(raw)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 {
+			s = s[i+1:]
+		}
+		f := strings.Fields(s) // f[0] is field 3
+		if len(f) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		k, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + k
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // rss sums the resident memory of the processes, in bytes.

@@ -173,6 +173,7 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 		return v.T.Version, v, nil
 	}, log)
 	rv := reviews.New(store, g, clk, log)
+	rv.Share, rv.Busy = cfg.AnalysisShare, func() bool { return g.PlayedWithin(PlayWindow) }
 	rm := rematch.New(store, g, clk)
 	iv := invites.New(store, g, clk)
 	ch := chat.New(store, g, clk)
@@ -211,6 +212,10 @@ func recheckStreams(acc *accounts.Service, streams *apistream.Registry, log *slo
 		}
 	}
 }
+
+// PlayWindow is how recent a move on an instance must be for its
+// background analysis to hold itself to config.AnalysisShare.
+const PlayWindow = 2 * time.Second
 
 // AnalysisEvery is how often an instance looks for finished games to
 // analyse (it analyses them one after another, then waits again).

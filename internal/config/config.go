@@ -46,9 +46,13 @@ type Config struct {
 	// MaxConnsPerIP caps a client address's open connections (0: no cap).
 	// Addresses in TrustedProxies are exempt.
 	MaxConnsPerIP int
-	// MetricsToken opens /metrics to "Authorization: Bearer <token>";
-	// empty: no /metrics.
+	// MetricsToken opens /metrics (and Go's profiles, /debug/pprof/) to
+	// "Authorization: Bearer <token>"; empty: neither.
 	MetricsToken string
+	// AnalysisShare is the part of one core the background analysis of
+	// finished games may take while people play on the instance
+	// (ANALYSIS_SHARE, default 0.25; 1: as much as it wants).
+	AnalysisShare float64
 	// Web Push: the VAPID key pair (base64url, both or neither; neither:
 	// a pair generated once and kept in the database), the subject the
 	// push services may contact (mailto: or https:), and whether devices
@@ -159,6 +163,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("config: MAX_CONNS_PER_IP must be a whole number (0: no cap)")
 	}
 	c.MetricsToken = get("METRICS_TOKEN", "")
+	if c.AnalysisShare, err = strconv.ParseFloat(get("ANALYSIS_SHARE", "0.25"), 64); err != nil || !(c.AnalysisShare > 0 && c.AnalysisShare <= 1) {
+		return Config{}, fmt.Errorf("config: ANALYSIS_SHARE must be a share of one core above 0, up to 1 (got %q)", get("ANALYSIS_SHARE", "0.25"))
+	}
 	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
 		return Config{}, fmt.Errorf("config: METRICS_TOKEN must have at least 16 characters (or be unset to turn /metrics off)")
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // ActionKind is what a player does on their turn.
@@ -76,6 +77,10 @@ type Game struct {
 	decisions []int
 	// roundStart is the index in events of the round in play's start.
 	roundStart int
+	// tail is set (once) when a clone took the spare capacity after
+	// events to append its own in place (Clone); nil for a game that was
+	// never cloned from.
+	tail *atomic.Bool
 }
 
 // MaxTimeouts is how many decisions a player may let run out in one game:
@@ -312,11 +317,11 @@ func (g *Game) Cards(seat int) []int { return g.players[seat].cards.Cards() }
 func (g *Game) Results() []RoundResult { return g.results }
 
 // Events is the public event log, oldest first. Callers must not modify it.
-func (g *Game) Events() []Event { return g.events }
+func (g *Game) Events() []Event { return slices.Clip(g.events) }
 
 // RoundEvents is the public log of the round in play (of the last round
 // once the game is over), from its start. Callers must not modify it.
-func (g *Game) RoundEvents() []Event { return g.events[g.roundStart:] }
+func (g *Game) RoundEvents() []Event { return slices.Clip(g.events[g.roundStart:]) }
 
 // Totals is each seat's cumulative score over the scored rounds.
 func (g *Game) Totals() []int {
@@ -403,10 +408,20 @@ func Placings(totals []int) []int {
 }
 
 // Clone returns a deep copy of the game.
+//
+// The event log, which grows with the game, is not copied: the clone
+// shares it. The first clone of a game may append to it in place, after
+// the events the game holds (which nobody else writes: readers see only
+// their own length); any other clone, and the game itself, append to a
+// copy (a clipped slice reallocates on its first append). So a move, which
+// clones the cached game and adds its events, costs no copy of the log.
 func (g *Game) Clone() *Game {
 	c := *g
 	c.players = slices.Clone(g.players)
-	c.events = slices.Clone(g.events)
+	if g.tail == nil || !g.tail.CompareAndSwap(false, true) {
+		c.events = slices.Clip(g.events)
+	}
+	c.tail = new(atomic.Bool)
 	c.results = slices.Clone(g.results)
 	c.timeouts = slices.Clone(g.timeouts)
 	c.left = slices.Clone(g.left)
@@ -417,5 +432,10 @@ func (g *Game) Clone() *Game {
 func (g *Game) log(e Event) {
 	e.Seq = len(g.events) + 1
 	e.Round = g.round + 1
+	if g.tail != nil && g.tail.Load() {
+		// A clone appends after these events in place: this game's own
+		// append goes to a copy.
+		g.events, g.tail = slices.Clip(g.events), nil
+	}
 	g.events = append(g.events, e)
 }

@@ -138,7 +138,7 @@ func TestIllegalActions(t *testing.T) {
 			if !errors.As(err, &re) || re.Code == "" {
 				t.Errorf("error %v is not a *RuleError with a code", err)
 			}
-			if !reflect.DeepEqual(g, before) {
+			if !sameGame(g, before) {
 				t.Errorf("a refused action changed the game")
 			}
 		})
@@ -465,4 +465,12 @@ func TestReplay(t *testing.T) {
 	if _, err := Replay(o, SetupFromSeed(o, 5), append([]Action{{Seat: 9, Kind: Take}}, actions...)); err == nil {
 		t.Error("Replay accepted an illegal first action")
 	}
+}
+
+// sameGame compares two games' states, leaving out which of them lent its
+// event log's spare room to a clone (Clone's bookkeeping, not the game).
+func sameGame(a, b *Game) bool {
+	x, y := *a, *b
+	x.tail, y.tail = nil, nil
+	return reflect.DeepEqual(&x, &y)
 }

@@ -20,6 +20,7 @@ import (
 	mrand "math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"nothanks/internal/apperr"
@@ -43,6 +44,16 @@ type Service struct {
 	onFinish   FinishHook
 	onAbandon  AbandonHook
 	ratedGates []RatedGate
+	// lastMove is when this instance last recorded a move (Unix
+	// nanoseconds, wall clock): background work yields to play
+	// (PlayedWithin).
+	lastMove atomic.Int64
+}
+
+// PlayedWithin reports whether this instance recorded a move within d of
+// now (wall clock: it paces background work, it decides nothing).
+func (s *Service) PlayedWithin(d time.Duration) bool {
+	return time.Now().UnixNano()-s.lastMove.Load() < int64(d)
 }
 
 // New returns the service.
@@ -616,6 +627,7 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 			return nil, ErrStale
 		}
 		s.cache.put(gameID, m.eg)
+		s.lastMove.Store(time.Now().UnixNano())
 		return m.after, nil
 	}
 	var after *State
@@ -634,6 +646,7 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 	if err != nil {
 		return nil, err
 	}
+	s.lastMove.Store(time.Now().UnixNano())
 	return after, nil
 }
 

@@ -3,10 +3,13 @@ package handlers_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -217,5 +220,55 @@ func BenchmarkAPIGameStreamFanOut(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(s.App.Watch.Stats().Renders-before)/float64(b.N), "drawings/move")
 		})
+	}
+}
+
+// BenchmarkAPIMoveHandler is one API move served in the process, without
+// a network or a client: the request goes to the server's handler (every
+// middleware, the token check, the engine, the write to Postgres, the
+// answer's projection and JSON) and only that is timed and counted, so
+// that -benchmem gives the server's own allocations per move:
+//
+//	go test -run '^$' -bench APIMoveHandler -benchmem -count 5 ./internal/handlers/
+func BenchmarkAPIMoveHandler(b *testing.B) {
+	s := apptest.New(b, apptest.WithoutWorkers())
+	seats := apiGame(b, s, 0)
+	_, view := seats[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", seats[0].Game), nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		if view["status"] != "playing" {
+			seats = apiGame(b, s, rand.IntN(1<<30))
+			_, view = seats[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", seats[0].Game), nil)
+		}
+		v := view["view"].(map[string]any)
+		p := seats[int(v["turn"].(float64))]
+		kind := "pass"
+		if int(v["pot"].(float64)) >= 2 {
+			kind = "take"
+		}
+		move := func(kind string) *httptest.ResponseRecorder {
+			body := fmt.Sprintf(`{"version":%d}`, int(v["version"].(float64)))
+			req := httptest.NewRequest(http.MethodPost, fmt.Sprintf("/api/v1/games/%d/%s", p.Game, kind), strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+p.Token)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept-Encoding", "gzip")
+			rec := httptest.NewRecorder()
+			b.StartTimer()
+			s.App.Handler.ServeHTTP(rec, req)
+			b.StopTimer()
+			return rec
+		}
+		rec := move(kind)
+		if rec.Code == http.StatusUnprocessableEntity && kind == "pass" { // no tokens left: must take
+			rec = move("take")
+		}
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%s: %d %s", kind, rec.Code, rec.Body)
+		}
+		// The next mover reads the game as it is now (not timed).
+		_, view = seats[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", p.Game), nil)
+		b.StartTimer()
 	}
 }

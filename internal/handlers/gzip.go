@@ -5,7 +5,6 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 )
@@ -15,14 +14,38 @@ import (
 // answer is about 1 KB).
 const gzipMinLength = 1400
 
-// gzipWriters are pooled at the fastest level: a response is a few
-// kilobytes, for which level 1 compresses nearly as well as the default,
-// and resetting the default level's tables alone cost more than a move's
-// database work.
-var gzipWriters = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
-	return w
-}}
+// gzipWriters keeps compressors at the fastest level for reuse: a
+// response is a few kilobytes, for which level 1 compresses nearly as well
+// as the default, and resetting the default level's tables alone cost more
+// than a move's database work. A compressor is about 0.4 MB of tables, so
+// they are kept on a free list that garbage collection leaves alone (a
+// sync.Pool is emptied by every other collection, and under load that made
+// nearly every compressed answer build a new one: docs/operations.md,
+// "Profiling a move").
+var gzipWriters = newWriterList(64)
+
+type writerList chan *gzip.Writer
+
+func newWriterList(n int) writerList { return make(writerList, n) }
+
+// Get takes a kept compressor, or makes one.
+func (l writerList) Get() *gzip.Writer {
+	select {
+	case w := <-l:
+		return w
+	default:
+		w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+		return w
+	}
+}
+
+// Put keeps a compressor for the next answer, unless enough are kept.
+func (l writerList) Put(w *gzip.Writer) {
+	select {
+	case l <- w:
+	default:
+	}
+}
 
 // compress gzips text responses (HTML, CSS, JavaScript, JSON, SVG, plain
 // text) for clients that accept it, saying Vary: Accept-Encoding on every
@@ -120,7 +143,7 @@ func (w *gzipWriter) decide(long bool) error {
 		if w.accepts && long {
 			h.Set(echo.HeaderContentEncoding, "gzip")
 			h.Del(echo.HeaderContentLength)
-			w.gz = gzipWriters.Get().(*gzip.Writer)
+			w.gz = gzipWriters.Get()
 			w.gz.Reset(w.ResponseWriter)
 		}
 	}

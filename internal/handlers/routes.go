@@ -15,6 +15,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/sw.js", s.serviceWorker)
 	e.GET("/offline", s.offline)
 	e.GET("/metrics", s.metricsPage)
+	e.GET("/debug/pprof/*", s.pprofPage)
 	e.GET("/static/:name", s.asset)
 	e.GET("/favicon.ico", s.favicon)
 

@@ -48,7 +48,14 @@ type Service struct {
 	log   *slog.Logger
 	// Playouts is each decision's search in the background analysis.
 	Playouts int
-	deep     chan struct{} // one deeper look at a time per instance
+	// Share is the part of one core the analysis may take while the
+	// site is being played on (Busy): after a game that took d, the worker
+	// waits d × (1/Share − 1) before the next. 1 or more: no wait.
+	Share float64
+	// Busy reports whether people are playing on this instance now (nil:
+	// never).
+	Busy func() bool
+	deep chan struct{} // one deeper look at a time per instance
 }
 
 // New makes the service.
@@ -75,6 +82,7 @@ func (s *Service) RunOnce(ctx context.Context) (int, error) {
 		if err != nil || !ok {
 			return n, err
 		}
+		start := time.Now()
 		if err := s.analyse(ctx, id); err != nil {
 			s.log.Warn("analysis failed", "game", id, "err", err)
 			if ferr := s.store.FailAnalysis(ctx, id, err.Error(), MaxAttempts); ferr != nil {
@@ -83,8 +91,24 @@ func (s *Service) RunOnce(ctx context.Context) (int, error) {
 			continue
 		}
 		n++
+		if wait := s.yield(time.Since(start)); wait > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+		}
 	}
 	return n, ctx.Err()
+}
+
+// yield is how long the worker rests after an analysis that took d, so
+// that it takes at most Share of a core while people play: nothing when
+// nobody plays on this instance, or Share is 1 or more.
+func (s *Service) yield(d time.Duration) time.Duration {
+	if s.Share <= 0 || s.Share >= 1 || s.Busy == nil || !s.Busy() {
+		return 0
+	}
+	return time.Duration(float64(d) * (1/s.Share - 1))
 }
 
 // Run analyses waiting games every period until ctx ends.
