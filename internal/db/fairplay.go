@@ -200,16 +200,20 @@ type PairSignal struct {
 
 // SumPair adds up a pair's figures from its games, the chance of their
 // meetings from the seating pools and whether they share a device or a
-// network (the score is left to the caller).
+// network (the score is left to the caller). The feeding's square is
+// summed by game (each game's feeding squared), so that its z counts the
+// decisions of one game, which are not independent, as one draw
+// (docs/fair-play.md); a game's own sum of squares by decision stays in
+// pair_games for reading.
 func (t *Tx) SumPair(ctx context.Context, a, b int64) (PairSignal, error) {
 	p := PairSignal{UserA: a, UserB: b}
 	err := get(ctx, t.tx, &p, `
 		SELECT $1::bigint AS user_a, $2::bigint AS user_b, count(*) AS games,
 			coalesce(sum(from_rest), 0) AS from_rest, coalesce(sum(from_rest_var), 0) AS from_rest_var,
 			coalesce(sum(b_from_a), 0) AS b_from_a, coalesce(sum(a_from_b), 0) AS a_from_b,
-			coalesce(sum(feed_ab), 0) AS feed_ab, coalesce(sum(feed_ab_sq), 0) AS feed_ab_sq,
+			coalesce(sum(feed_ab), 0) AS feed_ab, coalesce(sum(feed_ab * feed_ab), 0) AS feed_ab_sq,
 			coalesce(sum(feeds_ab), 0) AS feeds_ab, coalesce(sum(judged_a), 0) AS judged_a,
-			coalesce(sum(feed_ba), 0) AS feed_ba, coalesce(sum(feed_ba_sq), 0) AS feed_ba_sq,
+			coalesce(sum(feed_ba), 0) AS feed_ba, coalesce(sum(feed_ba * feed_ba), 0) AS feed_ba_sq,
 			coalesce(sum(feeds_ba), 0) AS feeds_ba, coalesce(sum(judged_b), 0) AS judged_b,
 			(SELECT coalesce(max(expected), 0) FROM pair_expected WHERE user_a = $1 AND user_b = $2) AS expected,
 			EXISTS (SELECT 1 FROM account_links x JOIN account_links y ON y.kind = x.kind AND y.hash = x.hash
@@ -415,8 +419,8 @@ func (s *Store) SumAllPairs(ctx context.Context, now time.Time) ([]PairSignal, e
 	err := sel(ctx, s.DB, &out, `
 		WITH sums AS (
 			SELECT user_a, user_b, count(*) AS games, sum(from_rest) AS from_rest, sum(from_rest_var) AS from_rest_var,
-				sum(b_from_a) AS b_from_a, sum(a_from_b) AS a_from_b, sum(feed_ab) AS feed_ab, sum(feed_ab_sq) AS feed_ab_sq,
-				sum(feeds_ab) AS feeds_ab, sum(judged_a) AS judged_a, sum(feed_ba) AS feed_ba, sum(feed_ba_sq) AS feed_ba_sq,
+				sum(b_from_a) AS b_from_a, sum(a_from_b) AS a_from_b, sum(feed_ab) AS feed_ab, sum(feed_ab * feed_ab) AS feed_ab_sq,
+				sum(feeds_ab) AS feeds_ab, sum(judged_a) AS judged_a, sum(feed_ba) AS feed_ba, sum(feed_ba * feed_ba) AS feed_ba_sq,
 				sum(feeds_ba) AS feeds_ba, sum(judged_b) AS judged_b
 			FROM pair_games GROUP BY user_a, user_b
 		), ins AS (

@@ -773,10 +773,10 @@ func (r simResult) report(b *testing.B, playouts int) {
 	// Thresholds for each formula: honest ≥20 pairs that would ever be
 	// flagged, planted pairs flagged by 30 games together.
 	pf("\nthreshold sweep (honest ≥20 pairs ever flagged / honest 5-19 ever flagged / mixed ≥20 ever flagged / planted flagged by 30 together):\n")
-	thresholds := []float64{3, 4, 5, 6, 7, 8, 9, 10, 12}
+	thresholds := []float64{3, 4, 5, 5.5, 6, 7, 8, 9, 10, 12}
 	pf("  %-28s", "formula \\ threshold")
 	for _, th := range thresholds {
-		pf(" %13.0f", th)
+		pf(" %13g", th)
 	}
 	pf("\n")
 	for v, name := range variantNames {
