@@ -114,3 +114,16 @@ func (t *Tx) SetPlayerTotals(ctx context.Context, tournamentID int64, ts []Playe
 		WHERE p.tournament_id = $1 AND p.user_id = v.user_id`,
 		tournamentID, pq.Array(users), pq.Array(points), pq.Array(gamesN), pq.Array(wins), pq.Array(byes), pq.Array(fire))
 }
+
+// AnyDisqualified reports whether one of the users is disqualified from
+// the event (a game of theirs that ends after the mark is scored without
+// them).
+func (t *Tx) AnyDisqualified(ctx context.Context, tournamentID int64, userIDs []int64) (bool, error) {
+	var yes bool
+	err := get(ctx, t.tx, &yes, `SELECT EXISTS (SELECT 1 FROM tournament_players
+		WHERE tournament_id = $1 AND user_id = ANY($2) AND disqualified_by IS NOT NULL)`, tournamentID, pq.Array(userIDs))
+	if err != nil {
+		return false, fmt.Errorf("db: disqualified at a table of tournament %d: %w", tournamentID, err)
+	}
+	return yes, nil
+}

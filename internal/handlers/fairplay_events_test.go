@@ -320,3 +320,49 @@ func TestAClosedAccountAppealsItsClosing(t *testing.T) {
 		t.Errorf("the closed-account page after the overturn: %d", page.Status)
 	}
 }
+
+// Marked while at a table of a running rated arena: that game, ending
+// after the mark, is scored without them too (worked out by hand as
+// above), and they are seated no more.
+func TestMarkDuringARunningArena(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ps := verified(t, s, "Ivy", "Jon", "Kai", "Moz")
+	players, mod := ps[:3], ps[3]
+	grant(t, s, "Moz")
+	id := createEvent(t, s, mod, map[string]any{"kind": "arena", "name": "Rated now", "table_size": 3, "minutes": 60, "rated": true})
+	for _, p := range players {
+		p.Do(http.MethodPost, fmt.Sprintf("/api/v1/tournaments/%d/join", id), nil)
+	}
+	s.Clock.Advance(2 * time.Minute)
+	runEvents(t, s)
+	g := currentGame(t, players[0], id)
+	if g == 0 {
+		t.Fatal("not seated")
+	}
+	marked := players[0].Name
+	if st, res := players[1].Do(http.MethodPost, "/api/v1/reports", map[string]any{"player": marked, "reason": "feeding"}); st != http.StatusCreated {
+		t.Fatalf("report: %d %v", st, res)
+	}
+	_, q := mod.Do(http.MethodGet, "/api/v1/mod/fairplay", nil)
+	caseID := q["cases"].([]any)[0].(map[string]any)["id"]
+	if st, res := mod.Do(http.MethodPost, fmt.Sprintf("/api/v1/mod/fairplay/cases/%v/decisions", caseID),
+		map[string]any{"account": marked, "action": "mark", "reason": "Fed another player", "close": true}); st != http.StatusCreated {
+		t.Fatalf("mark: %d %v", st, res)
+	}
+	apptest.PlayOut(t, players, g)
+	want := arenaPoints([]finishedGame{readGame(t, players[0], g)}, marked)
+	after, _ := standingsOf(t, players[1], id)
+	for _, p := range players[1:] {
+		if got := after[p.Name].points; math.Abs(got-want[p.Name]) > 1e-9 {
+			t.Errorf("%s: %v points, by hand %v", p.Name, got, want[p.Name])
+		}
+	}
+	if after[marked].status != "disqualified" || after[marked].rank != 0 {
+		t.Errorf("the marked player's line: %+v", after[marked])
+	}
+	s.Clock.Advance(3 * time.Second)
+	runEvents(t, s)
+	if g := currentGame(t, players[0], id); g != 0 {
+		t.Errorf("the marked player was seated again at game %d", g)
+	}
+}

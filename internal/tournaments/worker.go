@@ -406,6 +406,15 @@ func (s *Service) gameFinished(ctx context.Context, tx *db.Tx, st *games.State, 
 	if err := tx.AddPlayerScores(ctx, id, scores); err != nil {
 		return err
 	}
+	// A table a disqualified player sat at (a game that was in play when
+	// they were marked) is scored without them, like the rest.
+	if dq, err := tx.AnyDisqualified(ctx, id, users); err != nil {
+		return err
+	} else if dq {
+		if err := s.rescore(ctx, tx, id); err != nil {
+			return err
+		}
+	}
 	if err := tx.TouchTournament(ctx, id); err != nil {
 		return err
 	}
