@@ -256,19 +256,33 @@ type Recipient struct {
 	VacationUntil   *time.Time `db:"vacation_until"`
 	// Lang is the language their mail is written in ("" for English).
 	Lang string `db:"lang"`
+	// Disabled: a moderator closed the account (only ClosedRecipient
+	// finds one).
+	Disabled bool `db:"disabled"`
 	MailSettings
 }
+
+const recipientColumns = `id, username, email, email_verified_at, pending_email, password_hash, vacation_until, lang, time_zone, mail_your_turn,
+	mail_reminder, mail_game_over, mail_timed_out, mail_invite, mail_tournament, turn_digest, digest_hour, disabled_at IS NOT NULL AS disabled`
 
 // Recipient loads a user with their mail settings; a deleted or disabled
 // account is not found (its mail is skipped).
 func (s *Store) Recipient(ctx context.Context, userID int64) (Recipient, error) {
 	var r Recipient
-	err := get(ctx, s.DB, &r, `
-		SELECT id, username, email, email_verified_at, pending_email, password_hash, vacation_until, lang, time_zone, mail_your_turn,
-			mail_reminder, mail_game_over, mail_timed_out, mail_invite, mail_tournament, turn_digest, digest_hour
-		FROM users WHERE id = $1 AND deleted_at IS NULL AND disabled_at IS NULL`, userID)
+	err := get(ctx, s.DB, &r, `SELECT `+recipientColumns+` FROM users WHERE id = $1 AND deleted_at IS NULL AND disabled_at IS NULL`, userID)
 	if err != nil {
 		return Recipient{}, fmt.Errorf("db: recipient %d: %w", userID, notFound(err))
+	}
+	return r, nil
+}
+
+// ClosedRecipient loads an account a moderator closed (not deleted), for
+// the one mail it still gets: the fair-play decision about it.
+func (s *Store) ClosedRecipient(ctx context.Context, userID int64) (Recipient, error) {
+	var r Recipient
+	err := get(ctx, s.DB, &r, `SELECT `+recipientColumns+` FROM users WHERE id = $1 AND deleted_at IS NULL AND disabled_at IS NOT NULL`, userID)
+	if err != nil {
+		return Recipient{}, fmt.Errorf("db: closed recipient %d: %w", userID, notFound(err))
 	}
 	return r, nil
 }

@@ -232,7 +232,8 @@ func TestMarkDisqualifiesFromARatedArenaAndUndoingRestoresIt(t *testing.T) {
 // moderator overturns it through the API and the account logs in again.
 // A wrong password says nothing of the closing.
 func TestAClosedAccountAppealsItsClosing(t *testing.T) {
-	s := apptest.New(t, apptest.WithoutWorkers())
+	smtp := apptest.NewSMTP(t)
+	s := apptest.New(t, apptest.WithoutWorkers(), apptest.WithSMTP(smtp))
 	ps := verified(t, s, "Kit", "Zed", "Moe", "Mia")
 	kit, zed, moe, mia := ps[0], ps[1], ps[2], ps[3]
 	grant(t, s, "Moe")
@@ -263,6 +264,20 @@ func TestAClosedAccountAppealsItsClosing(t *testing.T) {
 	}
 	if st, _ := zed.Do(http.MethodGet, "/api/v1/me", nil); st != http.StatusUnauthorized {
 		t.Errorf("a closed account's token still works: %d", st)
+	}
+	// Closed, it is still told, with the way to read and appeal it.
+	if _, err := s.App.Notify.RunOutbox(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var toZed []apptest.Received
+	for _, m := range smtp.Messages() {
+		if strings.Contains(m.Header("To"), "zed@") {
+			toZed = append(toZed, m)
+		}
+	}
+	if len(toZed) != 1 || !strings.Contains(toZed[0].Parts()["text/plain"], "A second account of Kit's rival") ||
+		!strings.Contains(toZed[0].Parts()["text/plain"], "/login") || !strings.Contains(toZed[0].Parts()["text/plain"], "log in with this account's password") {
+		t.Errorf("the closed account's mail: %d %v", len(toZed), toZed)
 	}
 	// A wrong password: the usual refusal.
 	web := s.Client()

@@ -112,6 +112,10 @@ func (s *Service) handle(ctx context.Context, group []db.Mail) (int, error) {
 		return 0, s.store.MarkMails(ctx, ids(ms), "skipped", why, now)
 	}
 	r, err := s.store.Recipient(ctx, m.UserID)
+	if errors.Is(err, db.ErrNotFound) && m.Kind == db.MailFairPlay {
+		// A closed account is still told of the decision about it.
+		r, err = s.store.ClosedRecipient(ctx, m.UserID)
+	}
 	if errors.Is(err, db.ErrNotFound) {
 		return skip(group, "no such user")
 	}
@@ -839,10 +843,19 @@ func (s *Service) fairPlay(ctx context.Context, r db.Recipient, m db.Mail) (*Mes
 		return nil, err
 	}
 	lines := []string{FairPlayLine(r, d)}
-	if d.Answer == nil && d.UndoneAt == nil && d.AppealedAt == nil {
+	switch {
+	case d.Answer != nil || d.UndoneAt != nil || d.AppealedAt != nil:
+	case r.Disabled:
+		lines = append(lines, tr(r, "You may appeal it once: log in with this account's password, which opens its fair-play page; another moderator judges the appeal."))
+	default:
 		lines = append(lines, tr(r, "You may appeal it once, on your fair-play page; another moderator judges the appeal."))
 	}
-	v := mailView{Heading: FairPlaySubject(r, d), Lines: lines, Actions: []mailLink{{tr(r, "Your fair-play page"), s.url("/my/fairplay")}}}
+	page := mailLink{tr(r, "Your fair-play page"), s.url("/my/fairplay")}
+	if r.Disabled {
+		// A closed account reads it (and appeals) by logging in.
+		page = mailLink{tr(r, "Log in to read it"), s.url("/login")}
+	}
+	v := mailView{Heading: FairPlaySubject(r, d), Lines: lines, Actions: []mailLink{page}}
 	return s.message(r, "", FairPlaySubject(r, d), v), nil
 }
 
