@@ -245,6 +245,7 @@ func (a *App) Run(ctx context.Context) {
 	}()
 	handlers := live.Handlers{
 		db.GameChannel: func(payload string) {
+			a.Games.Noted(payload)
 			if id, ok := live.GameID(payload); ok {
 				a.Watch.Changed(id)
 			}
@@ -285,6 +286,7 @@ func (a *App) Run(ctx context.Context) {
 		}()
 		a.Due.Now()
 		a.Accounts.ForgetAllTokens()
+		a.Games.ForgetKept()
 	}
 	go func() {
 		defer wg.Done()

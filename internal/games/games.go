@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	mrand "math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -48,7 +49,14 @@ type Service struct {
 	// nanoseconds, wall clock): background work yields to play
 	// (PlayedWithin).
 	lastMove atomic.Int64
+	// kept counts the moves made on a kept State, without reading the
+	// game (KeptMoves).
+	kept atomic.Int64
 }
+
+// KeptMoves is how many moves this instance made on the State it kept of
+// the game, without reading it (docs/operations.md).
+func (s *Service) KeptMoves() int64 { return s.kept.Load() }
 
 // PlayedWithin reports whether this instance recorded a move within d of
 // now (wall clock: it paces background work, it decides nothing).
@@ -606,6 +614,14 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 	if kind != engine.Take && kind != engine.Pass && kind != engine.LayTiger {
 		return nil, apperr.E(apperr.Invalid, "Unknown move %q: take, pass or tiger.", kind)
 	}
+	// A live game this process wrote last, on the version the player saw:
+	// one round trip, the write. Anything else, or a write refused
+	// because the game moved on meanwhile, takes the path below.
+	if st := s.cache.current(gameID, version); st != nil {
+		if after, err := s.actOnKept(ctx, st, userID, version, kind); after != nil || err != nil {
+			return after, err
+		}
+	}
 	st, err := s.load(ctx, gameID)
 	if err != nil {
 		return nil, err
@@ -626,8 +642,7 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 		if !ok {
 			return nil, ErrStale
 		}
-		s.cache.put(gameID, m.eg)
-		s.lastMove.Store(time.Now().UnixNano())
+		s.recorded(m)
 		return m.after, nil
 	}
 	var after *State
@@ -649,6 +664,63 @@ func (s *Service) Act(ctx context.Context, userID, gameID int64, version int, ki
 	s.lastMove.Store(time.Now().UnixNano())
 	return after, nil
 }
+
+// actOnKept makes a move on the State this process kept of the game. It
+// returns nil and no error when it cannot, and the caller reads the game:
+// the move is refused (the answer then comes from the game as read), it
+// ends the game or mails someone (those go through the transaction), or
+// the game moved on since the State was kept (the write, which applies
+// only on the version decided on, was refused; the State is forgotten).
+func (s *Service) actOnKept(ctx context.Context, st *State, userID int64, version int, kind engine.ActionKind) (*State, error) {
+	a, err := actionOf(st, userID, version, kind)
+	if err != nil {
+		return nil, nil
+	}
+	m, err := s.decide(st, a)
+	if err != nil || !m.standsAlone() {
+		return nil, nil
+	}
+	ok, err := s.store.RecordMove(ctx, m.write)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "could not record the move")
+	}
+	if !ok {
+		s.cache.drop(st.Game.ID)
+		return nil, nil
+	}
+	s.recorded(m)
+	s.kept.Add(1)
+	return m.after, nil
+}
+
+// recorded keeps what a stand-alone move wrote: its engine state and its
+// whole State, for the next move.
+func (s *Service) recorded(m *decision) {
+	s.cache.put(m.after.Game.ID, m.eg)
+	s.cache.keep(m.after)
+	s.lastMove.Store(time.Now().UnixNano())
+}
+
+// Noted hears an announcement of the game channel (db.GameChannel's
+// payload, "id:version" or "id:version:user"): a State kept of that game
+// for its next move is forgotten unless the announcement is of its own
+// move.
+func (s *Service) Noted(payload string) {
+	parts := strings.Split(payload, ":")
+	id, err := strconv.ParseInt(parts[0], 10, 64)
+	if err != nil || len(parts) < 2 {
+		return
+	}
+	v, err := strconv.Atoi(parts[1])
+	if err != nil {
+		v = -1
+	}
+	s.cache.noted(id, v, len(parts) == 3)
+}
+
+// ForgetKept forgets every State kept for a next move (the listener
+// reconnected and may have missed an announcement).
+func (s *Service) ForgetKept() { s.cache.forgetStates() }
 
 // actionOf checks that a user may make a move on a state, on the version
 // they saw, and returns it as an action of their seat.
