@@ -89,6 +89,15 @@ func (s *Server) login(c echo.Context) error {
 // startSession logs u in under a new session id: the old session, if any,
 // is deleted, so an id planted before log-in is worth nothing after.
 func (s *Server) startSession(c echo.Context, u db.User) error {
+	return s.newSession(c, map[string]any{session.UserKey: u.ID}, func() {
+		c.Set(ctxUser, &u)
+		s.seen(c, u)
+	})
+}
+
+// newSession replaces the request's session with a new one under a new
+// id holding only values; then, before it is saved, runs then (nil: none).
+func (s *Server) newSession(c echo.Context, values map[string]any, then func()) error {
 	sess, err := s.sessions.Get(c.Request(), s.sessions.Name())
 	if err != nil {
 		return err
@@ -100,9 +109,12 @@ func (s *Server) startSession(c echo.Context, u db.User) error {
 	for k := range sess.Values {
 		delete(sess.Values, k)
 	}
-	sess.Values[session.UserKey] = u.ID
-	c.Set(ctxUser, &u)
-	s.seen(c, u)
+	for k, v := range values {
+		sess.Values[k] = v
+	}
+	if then != nil {
+		then()
+	}
 	return sess.Save(c.Request(), c.Response())
 }
 

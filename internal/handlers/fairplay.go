@@ -137,20 +137,7 @@ const (
 // startClosedSession keeps, in a new session that is logged in to
 // nothing, which closed account just gave its password.
 func (s *Server) startClosedSession(c echo.Context, u db.User) error {
-	sess, err := s.sessions.Get(c.Request(), s.sessions.Name())
-	if err != nil {
-		return err
-	}
-	if err := s.sessions.Destroy(c.Request().Context(), sess.ID); err != nil {
-		return err
-	}
-	sess.ID = ""
-	for k := range sess.Values {
-		delete(sess.Values, k)
-	}
-	sess.Values[closedAccountKey] = u.ID
-	sess.Values[closedAccountAt] = s.clock.Now().Unix()
-	return sess.Save(c.Request(), c.Response())
+	return s.newSession(c, map[string]any{closedAccountKey: u.ID, closedAccountAt: s.clock.Now().Unix()}, nil)
 }
 
 // closedAccount is the closed account this browser gave the password of
