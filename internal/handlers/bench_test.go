@@ -21,8 +21,18 @@ import (
 // apiGame starts a 3-player, 10-round game between three API users and
 // returns, per seat, the client holding it.
 func apiGame(b *testing.B, s *apptest.Server, n int) []*apptest.API {
+	return apiGameAt(b, s, n, "correspondence")
+}
+
+// apiGameAt is apiGame at a pace: live (a five-minute timer) or
+// correspondence (seven days).
+func apiGameAt(b *testing.B, s *apptest.Server, n int, pace string) []*apptest.API {
 	players := []*apptest.API{s.APIFor(fmt.Sprintf("ann%d", n)), s.APIFor(fmt.Sprintf("ben%d", n)), s.APIFor(fmt.Sprintf("cat%d", n))}
-	status, g := players[0].Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 10, "variant": "standard", "pace": "correspondence", "turn_seconds": 7 * 24 * 3600})
+	timer := 7 * 24 * 3600
+	if pace == "live" {
+		timer = 300
+	}
+	status, g := players[0].Do(http.MethodPost, "/api/v1/games", map[string]any{"seats": 3, "rounds": 10, "variant": "standard", "pace": pace, "turn_seconds": timer})
 	if status != http.StatusCreated {
 		b.Fatalf("create: %d %v", status, g)
 	}
@@ -231,15 +241,21 @@ func BenchmarkAPIGameStreamFanOut(b *testing.B) {
 //
 //	go test -run '^$' -bench APIMoveHandler -benchmem -count 5 ./internal/handlers/
 func BenchmarkAPIMoveHandler(b *testing.B) {
+	for _, pace := range []string{"live", "correspondence"} {
+		b.Run("pace="+pace, func(b *testing.B) { benchMoveHandler(b, pace) })
+	}
+}
+
+func benchMoveHandler(b *testing.B, pace string) {
 	s := apptest.New(b, apptest.WithoutWorkers())
-	seats := apiGame(b, s, 0)
+	seats := apiGameAt(b, s, 0, pace)
 	_, view := seats[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", seats[0].Game), nil)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
 		if view["status"] != "playing" {
-			seats = apiGame(b, s, rand.IntN(1<<30))
+			seats = apiGameAt(b, s, rand.IntN(1<<30), pace)
 			_, view = seats[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", seats[0].Game), nil)
 		}
 		v := view["view"].(map[string]any)
@@ -271,4 +287,5 @@ func BenchmarkAPIMoveHandler(b *testing.B) {
 		_, view = seats[0].Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", p.Game), nil)
 		b.StartTimer()
 	}
+	b.ReportMetric(float64(s.App.Games.KeptMoves())/float64(b.N), "kept/op")
 }
