@@ -14,6 +14,12 @@ import (
 // answer is about 1 KB).
 const gzipMinLength = 1400
 
+// gzipMinJSON is the same for JSON: the API's answers go to programs,
+// mostly on fast links, and a move's answer in a long game (2-3 KB) cost a
+// fifth of the move's CPU to compress (docs/operations.md, "Profiling a
+// move"); lists and records, which run to tens of kilobytes, still are.
+const gzipMinJSON = 8192
+
 // gzipWriters keeps compressors at the fastest level for reuse: a
 // response is a few kilobytes, for which level 1 compresses nearly as well
 // as the default, and resetting the default level's tables alone cost more
@@ -103,6 +109,7 @@ type gzipWriter struct {
 	buf     []byte
 	decided bool
 	gz      *gzip.Writer
+	min     int // minLength, once known
 }
 
 func (w *gzipWriter) WriteHeader(code int) {
@@ -120,13 +127,24 @@ func (w *gzipWriter) Write(b []byte) (int, error) {
 		return w.ResponseWriter.Write(b)
 	}
 	w.buf = append(w.buf, b...)
-	if len(w.buf) < gzipMinLength {
+	if len(w.buf) < w.minLength() {
 		return len(b), nil
 	}
 	if err := w.decide(true); err != nil {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// minLength is how long a body must be to be worth compressing.
+func (w *gzipWriter) minLength() int {
+	if w.min == 0 {
+		w.min = gzipMinLength
+		if ct := w.Header().Get(echo.HeaderContentType); strings.HasPrefix(ct, "application/json") {
+			w.min = gzipMinJSON
+		}
+	}
+	return w.min
 }
 
 // decide writes the header, compressing a long text body for a client that
