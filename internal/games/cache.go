@@ -73,6 +73,14 @@ func (c *gameCache) noted(id int64, version int, turn bool) {
 	}
 }
 
+// unkeep forgets the State kept of a game (its engine state stays: it is
+// only behind, never wrong).
+func (c *gameCache) unkeep(id int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.states, id)
+}
+
 // forgetStates forgets every kept State (the listener reconnected: an
 // announcement may have been missed).
 func (c *gameCache) forgetStates() {

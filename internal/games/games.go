@@ -685,7 +685,7 @@ func (s *Service) actOnKept(ctx context.Context, st *State, userID int64, versio
 		return nil, apperr.Wrap(err, apperr.Internal, "could not record the move")
 	}
 	if !ok {
-		s.cache.drop(st.Game.ID)
+		s.cache.unkeep(st.Game.ID)
 		return nil, nil
 	}
 	s.recorded(m)
