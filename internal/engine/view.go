@@ -66,7 +66,10 @@ func (g *Game) OpenView() View {
 	return v
 }
 
-// View projects the game for viewer: a seat number, or Spectator.
+// View projects the game for viewer: a seat number, or Spectator. Its
+// Results and Events share the game's own (the log only grows, and a
+// scored round never changes): read them, never write into them; an
+// append goes to a copy (they are clipped).
 func (g *Game) View(viewer int) View {
 	if viewer < 0 || viewer >= len(g.players) {
 		viewer = Spectator
@@ -83,9 +86,9 @@ func (g *Game) View(viewer int) View {
 		DeckLeft:       len(g.deck),
 		Turn:           g.turn,
 		Seats:          make([]SeatView, len(g.players)),
-		Results:        slices.Clone(g.results),
+		Results:        slices.Clip(g.results),
 		Totals:         g.Totals(),
-		Events:         slices.Clone(g.RoundEvents()),
+		Events:         g.RoundEvents(),
 	}
 	for i, p := range g.players {
 		cards := p.cards.Cards()
