@@ -626,3 +626,41 @@ func (s *Store) BothSeated(ctx context.Context, gameID, a, b int64) (bool, error
 	}
 	return n == 2, nil
 }
+
+// PlayWith is one account's play, as the analysis judged it, in rated
+// games with another account and in its other rated games: mean accuracy
+// (weighted by decisions judged) and games.
+type PlayWith struct {
+	UserID       int64   `db:"user_id"`
+	WithAcc      float64 `db:"with_acc"`
+	WithGames    int     `db:"with_games"`
+	WithoutAcc   float64 `db:"without_acc"`
+	WithoutGames int     `db:"without_games"`
+}
+
+// PlayWithAndWithout compares each of a pair's accounts' analysed rated
+// games with the other against their analysed rated games without it.
+func (s *Store) PlayWithAndWithout(ctx context.Context, a, b int64) (map[int64]PlayWith, error) {
+	var rows []PlayWith
+	err := sel(ctx, s.DB, &rows, `
+		SELECT x.user_id,
+			coalesce(sum(x.accuracy * x.decisions) FILTER (WHERE x.together) / nullif(sum(x.decisions) FILTER (WHERE x.together), 0), 0) AS with_acc,
+			count(*) FILTER (WHERE x.together) AS with_games,
+			coalesce(sum(x.accuracy * x.decisions) FILTER (WHERE NOT x.together) / nullif(sum(x.decisions) FILTER (WHERE NOT x.together), 0), 0) AS without_acc,
+			count(*) FILTER (WHERE NOT x.together) AS without_games
+		FROM (
+			SELECT aa.user_id, aa.accuracy::float8 AS accuracy, aa.decisions,
+				EXISTS (SELECT 1 FROM game_seats o WHERE o.game_id = aa.game_id
+					AND o.user_id = CASE WHEN aa.user_id = $1 THEN $2::bigint ELSE $1::bigint END) AS together
+			FROM analysis_accuracy aa JOIN games g ON g.id = aa.game_id AND g.ranked AND g.status = 'finished'
+			WHERE aa.user_id IN ($1, $2) AND aa.decisions > 0
+		) x GROUP BY x.user_id`, a, b)
+	if err != nil {
+		return nil, fmt.Errorf("db: play with and without: %w", err)
+	}
+	out := map[int64]PlayWith{}
+	for _, r := range rows {
+		out[r.UserID] = r
+	}
+	return out, nil
+}

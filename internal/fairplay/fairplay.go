@@ -396,6 +396,9 @@ type PairView struct {
 	Signal db.PairSignal
 	Score  Score
 	Games  []db.PairGameEvidence
+	// A and B are each account's accuracy, as the analysis judged it, in
+	// rated games with the other and in its other rated games.
+	A, B db.PlayWith
 }
 
 // CaseView is a case with its evidence.
@@ -459,7 +462,11 @@ func (s *Service) Case(ctx context.Context, admin db.User, id int64) (CaseView, 
 		if err != nil {
 			return fail(err)
 		}
-		v.Pairs = append(v.Pairs, PairView{Signal: p, Score: FiguresOf(p).Score(), Games: gs})
+		play, err := s.store.PlayWithAndWithout(ctx, p.UserA, p.UserB)
+		if err != nil {
+			return fail(err)
+		}
+		v.Pairs = append(v.Pairs, PairView{Signal: p, Score: FiguresOf(p).Score(), Games: gs, A: play[p.UserA], B: play[p.UserB]})
 	}
 	if v.Linked, err = s.store.LinkedAccounts(ctx, c.UserID); err != nil {
 		return fail(err)

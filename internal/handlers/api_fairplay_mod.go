@@ -166,6 +166,24 @@ func (s *Server) apiShowCase(c echo.Context, id int64, status int) error {
 		Links float64 `json:"links"`
 		Total float64 `json:"total"`
 	}
+	type play struct {
+		With         *float64 `json:"with,omitempty"`
+		WithGames    int      `json:"with_games"`
+		Without      *float64 `json:"without,omitempty"`
+		WithoutGames int      `json:"without_games"`
+	}
+	playOf := func(p db.PlayWith) play {
+		x := play{WithGames: p.WithGames, WithoutGames: p.WithoutGames}
+		if p.WithGames > 0 {
+			v := math.Round(p.WithAcc*10) / 10
+			x.With = &v
+		}
+		if p.WithoutGames > 0 {
+			v := math.Round(p.WithoutAcc*10) / 10
+			x.Without = &v
+		}
+		return x
+	}
 	type pair struct {
 		A        string  `json:"a"`
 		B        string  `json:"b"`
@@ -182,6 +200,10 @@ func (s *Server) apiShowCase(c echo.Context, id int64, status int) error {
 		Network  bool    `json:"network"`
 		Score    score   `json:"score"`
 		List     []game  `json:"games_together"`
+		// AccuracyA and AccuracyB: each one's accuracy in analysed rated
+		// games with the other and without.
+		AccuracyA play `json:"accuracy_a"`
+		AccuracyB play `json:"accuracy_b"`
 	}
 	type linked struct {
 		Of       string    `json:"of"`
@@ -211,7 +233,7 @@ func (s *Server) apiShowCase(c echo.Context, id int64, status int) error {
 		x := pair{A: sg.NameA, B: sg.NameB, Games: sg.Games, Expected: round2(sg.Expected), FromRest: round2(sg.FromRest), BFromA: round2(sg.BFromA),
 			AFromB: round2(sg.AFromB), FeedsAB: sg.FeedsAB, FeedsBA: sg.FeedsBA, JudgedA: sg.JudgedA, JudgedB: sg.JudgedB, Device: sg.Device, Network: sg.Network,
 			Score: score{Meet: round2(p.Score.Meet), Flow: round2(p.Score.Flow), Feed: round2(p.Score.Feed), Links: round2(p.Score.Links), Total: round2(p.Score.Total)},
-			List:  []game{}}
+			List:  []game{}, AccuracyA: playOf(p.A), AccuracyB: playOf(p.B)}
 		for _, g := range p.Games {
 			x.List = append(x.List, game{GameID: g.GameID, FinishedAt: g.FinishedAt.UTC(), Players: g.Players, PlaceA: g.PlaceA, PlaceB: g.PlaceB,
 				FromRest: round2(g.FromRest), BFromA: round2(g.BFromA), AFromB: round2(g.AFromB), FeedsAB: g.FeedsAB, FeedsBA: g.FeedsBA,

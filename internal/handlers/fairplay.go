@@ -275,7 +275,9 @@ func (s *Server) renderFairCase(c echo.Context, status int, f views.Form) error 
 		e := views.PairEvidence{A: sg.NameA, B: sg.NameB, Games: sg.Games, Expected: points(sg.Expected), FromRest: points(sg.FromRest),
 			BFromA: points(sg.BFromA), AFromB: points(sg.AFromB), FeedsAB: sg.FeedsAB, FeedsBA: sg.FeedsBA, JudgedA: sg.JudgedA, JudgedB: sg.JudgedB,
 			Device: sg.Device, Network: sg.Network, Meet: points(p.Score.Meet), Flow: points(p.Score.Flow), Feed: points(p.Score.Feed),
-			Links: points(p.Score.Links), Score: points(p.Score.Total)}
+			Links: points(p.Score.Links), Score: points(p.Score.Total),
+			AWith: accuracyText(p.A.WithAcc, p.A.WithGames), AWithout: accuracyText(p.A.WithoutAcc, p.A.WithoutGames), AWithGames: p.A.WithGames, AWithoutGames: p.A.WithoutGames,
+			BWith: accuracyText(p.B.WithAcc, p.B.WithGames), BWithout: accuracyText(p.B.WithoutAcc, p.B.WithoutGames), BWithGames: p.B.WithGames, BWithoutGames: p.B.WithoutGames}
 		for _, g := range p.Games {
 			e.Rows = append(e.Rows, views.PairGameRow{GameID: g.GameID, When: i18n.DateTime(lang, g.FinishedAt.In(loc)), Players: g.Players,
 				PlaceA: g.PlaceA, PlaceB: g.PlaceB, FromRest: points(g.FromRest), BFromA: points(g.BFromA), AFromB: points(g.AFromB),
@@ -298,6 +300,15 @@ func (s *Server) renderFairCase(c echo.Context, status int, f views.Form) error 
 		v.Decisions = append(v.Decisions, s.decisionView(c, d, u.ID))
 	}
 	return render(c, status, views.FairCasePage(s.page(c, tr(c, "Case #{{.ID}}", "ID", v.ID)), v))
+}
+
+// accuracyText writes an accuracy (0 to 100) as a percentage to one
+// decimal, "–" over no games.
+func accuracyText(acc float64, games int) string {
+	if games == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f %%", acc)
 }
 
 func (s *Server) fairDecide(c echo.Context) error {

@@ -381,3 +381,86 @@ func TestMarkDuringARunningArena(t *testing.T) {
 		t.Errorf("the marked player was seated again at game %d", g)
 	}
 }
+
+// The case shows each account's play with the other against without: the
+// accuracy the analysis gave them in analysed rated games together and in
+// their other ones. Three rated games, A and B together in the first,
+// A without B in the second, B without A in the third; the figures on the
+// case (API and page) are those of the games' own analyses, read from the
+// analysis API.
+func TestCaseComparesPlayWithAndWithout(t *testing.T) {
+	s := apptest.New(t, apptest.WithoutWorkers())
+	ctx := context.Background()
+	s.App.Reviews.Playouts = 64
+	ps := verified(t, s, "Ayo", "Bex", "Cam", "Dru", "Mods")
+	a, b, c, d, mod := ps[0], ps[1], ps[2], ps[3], ps[4]
+	grant(t, s, "Mods")
+	tables := [][]*apptest.API{{a, b, c}, {a, c, d}, {b, c, d}}
+	var ids []int64
+	for _, tb := range tables {
+		id := rankedGame(t, tb)
+		playOut(t, s, id, tb, nil)
+		ids = append(ids, id)
+	}
+	for range ids {
+		if _, err := s.App.Reviews.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.App.FairPlay.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Each game's accuracy by name, from its analysis.
+	acc := func(id int64, name string) float64 {
+		_, g := a.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d", id), nil)
+		seat := -1
+		for _, pl := range g["players"].([]any) {
+			if p := pl.(map[string]any); p["name"] == name {
+				seat = int(p["seat"].(float64))
+			}
+		}
+		_, an := a.Do(http.MethodGet, fmt.Sprintf("/api/v1/games/%d/analysis", id), nil)
+		if an["status"] != "done" {
+			t.Fatalf("game %d's analysis: %v", id, an["status"])
+		}
+		for _, pl := range an["analysis"].(map[string]any)["players"].([]any) {
+			if p := pl.(map[string]any); int(p["seat"].(float64)) == seat {
+				return p["accuracy"].(float64)
+			}
+		}
+		t.Fatalf("%s not in game %d's analysis", name, id)
+		return 0
+	}
+	want := map[string][2]float64{
+		"Ayo": {acc(ids[0], "Ayo"), acc(ids[1], "Ayo")},
+		"Bex": {acc(ids[0], "Bex"), acc(ids[2], "Bex")},
+	}
+	if st, res := c.Do(http.MethodPost, "/api/v1/reports", map[string]any{"player": "Ayo", "reason": "feeding", "game_id": ids[0]}); st != http.StatusCreated {
+		t.Fatalf("report: %d %v", st, res)
+	}
+	_, q := mod.Do(http.MethodGet, "/api/v1/mod/fairplay", nil)
+	caseID := q["cases"].([]any)[0].(map[string]any)["id"]
+	_, cs := mod.Do(http.MethodGet, fmt.Sprintf("/api/v1/mod/fairplay/cases/%v", caseID), nil)
+	found := false
+	for _, x := range cs["pairs"].([]any) {
+		p := x.(map[string]any)
+		if !(p["a"] == "Ayo" && p["b"] == "Bex") {
+			continue
+		}
+		found = true
+		for name, key := range map[string]string{"Ayo": "accuracy_a", "Bex": "accuracy_b"} {
+			got := p[key].(map[string]any)
+			if got["with_games"].(float64) != 1 || got["without_games"].(float64) != 1 ||
+				math.Abs(got["with"].(float64)-want[name][0]) > 0.11 || math.Abs(got["without"].(float64)-want[name][1]) > 0.11 {
+				t.Errorf("%s with and without: %v, want %.1f in 1 with, %.1f in 1 without", name, got, want[name][0], want[name][1])
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no pair of Ayo and Bex on the case: %v", cs["pairs"])
+	}
+	page := loggedIn(t, s, mod).Get(fmt.Sprintf("/admin/fairplay/cases/%v", caseID))
+	if text := page.TestID("pair-accuracy"); !strings.Contains(text, fmt.Sprintf("%.1f %% in 1 with", want["Ayo"][0])) {
+		t.Errorf("the case page's accuracy: %q", text)
+	}
+}

@@ -91,7 +91,12 @@ type PairEvidence struct {
 	Device, Network          bool
 	Meet, Flow, Feed, Links  string
 	Score                    string
-	Rows                     []PairGameRow
+	// AWith and the rest: each one's accuracy (a percentage, "–" for
+	// none) in analysed rated games with the other and without, and how
+	// many games.
+	AWith, AWithout, BWith, BWithout                     string
+	AWithGames, AWithoutGames, BWithGames, BWithoutGames int
+	Rows                                                 []PairGameRow
 }
 
 // PairGameRow is one game of a pair on a case page.
