@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"nothanks/internal/db"
+	"nothanks/internal/engine"
 	"nothanks/internal/pairing"
 )
 
@@ -148,7 +149,7 @@ func Rescore(kind string, rs []db.TournamentResult, seats []db.SeatPlace, out ma
 				eff[i] = worst + 1
 			}
 		}
-		eff = dense(eff)
+		eff = engine.Placings(eff) // numbered 1, 2, … again, ties sharing
 		pts := pairing.PlacePoints(eff)
 		for i, s := range ss {
 			scored[[2]int64{g, s.UserID}] = placed{place: eff[i], points: pts[i], won: pairing.Won(eff, i)}
@@ -196,18 +197,6 @@ func Rescore(kind string, rs []db.TournamentResult, seats []db.SeatPlace, out ma
 		list = append(list, *tot)
 	}
 	return changed, list
-}
-
-// dense numbers placings 1, 2, … in their order, ties sharing one, as
-// engine.Placings does.
-func dense(ps []int) []int {
-	distinct := slices.Compact(slices.Sorted(slices.Values(ps)))
-	out := make([]int, len(ps))
-	for i, p := range ps {
-		k, _ := slices.BinarySearch(distinct, p)
-		out[i] = k + 1
-	}
-	return out
 }
 
 func samePlace(a, b *int) bool {
