@@ -15,6 +15,7 @@ import (
 
 	"nothanks/internal/accounts"
 	"nothanks/internal/apistream"
+	"nothanks/internal/archive"
 	"nothanks/internal/botaccounts"
 	"nothanks/internal/chat"
 	"nothanks/internal/clock"
@@ -77,6 +78,9 @@ type App struct {
 	Leavers *leavers.Service
 	// FairPlay is the signals of collusion, reports, cases and marks.
 	FairPlay *fairplay.Service
+	// Archive is the games as text: downloads, imports and the open
+	// database's monthly files.
+	Archive *archive.Service
 	// Lists tells the pages with lists of games that one changed.
 	Lists *lists.Hub
 	// Tournaments runs events; Feed streams their pages; TournamentDue
@@ -138,6 +142,7 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 		return nil, err
 	}
 	fp := fairplay.New(store, g, clk, log, fpKey, acc.ForgetToken)
+	ar := archive.New(store, g, clk, log, cfg.BaseURL.String())
 	r.Gate = func(ctx context.Context, u db.User) error {
 		if err := lv.CheckRated(ctx, u); err != nil {
 			return err
@@ -191,9 +196,9 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 		}
 	}, func() { go recheckStreams(acc, streams, log, streams.Tokens()...) })
 	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
-		People: pp, Push: ps, APIStreams: streams, Chat: ch, Moderation: md, Privacy: pv, Bots: botaccounts.New(store, r, acc.ForgetToken, clk), Leavers: lv, FairPlay: fp, Clock: clk, Log: log,
+		People: pp, Push: ps, APIStreams: streams, Chat: ch, Moderation: md, Privacy: pv, Bots: botaccounts.New(store, r, acc.ForgetToken, clk), Leavers: lv, FairPlay: fp, Archive: ar, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, APIStreams: streams, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Leavers: lv, FairPlay: fp, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, APIStreams: streams, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Leavers: lv, FairPlay: fp, Archive: ar, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // recheckStreams ends the API streams of those tokens that no longer
@@ -225,6 +230,11 @@ const AnalysisEvery = 3 * time.Second
 // whose fair-play signals wait.
 const FairPlayEvery = 5 * time.Second
 
+// ArchiveEvery is how often an instance looks for months of the open
+// database whose file is to be made (once a month is over, or again after
+// an account was deleted).
+const ArchiveEvery = 10 * time.Minute
+
 // TurnsResyncEvery is how often an instance reads again which games wait
 // for the people it streams turns to (a lost notification is mended then).
 const TurnsResyncEvery = 30 * time.Second
@@ -238,7 +248,7 @@ const PresenceEvery = 10 * time.Second
 // hourly housekeeping.
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(12)
+	wg.Add(13)
 	go func() {
 		defer wg.Done()
 		a.APIStreams.Run(ctx, a.log)
@@ -354,6 +364,12 @@ func (a *App) Run(ctx context.Context) {
 		defer wg.Done()
 		if a.Workers {
 			a.FairPlay.Run(ctx, FairPlayEvery)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if a.Workers {
+			a.Archive.Run(ctx, ArchiveEvery)
 		}
 	}()
 	wg.Wait()

@@ -38,6 +38,12 @@ type Game struct {
 	// MinReliability is the share of games finished, in percent, a
 	// player needs to join the table (nil: no minimum).
 	MinReliability *int `db:"min_reliability"`
+	// Imported: the game came in as text (docs/notation.md), finished
+	// and never rated; Setup (engine.Setup as JSON) holds its deals,
+	// ImportTags the text's tags (notation.Header as JSON).
+	Imported   bool   `db:"imported"`
+	Setup      []byte `db:"setup"`
+	ImportTags []byte `db:"import_tags"`
 }
 
 // Game statuses.
@@ -50,7 +56,7 @@ const (
 
 const gameColumns = `g.id, g.creator_id, g.status, g.options, g.seats, g.public, g.invite_code, g.ranked, g.pace,
 	g.turn_seconds, g.seed, g.version, g.turn_seat, g.turn_user_id, g.due_at, g.created_at, g.started_at,
-	g.finished_at, g.updated_at, g.tournament_id, g.min_reliability`
+	g.finished_at, g.updated_at, g.tournament_id, g.min_reliability, g.imported, g.setup, g.import_tags`
 
 // Seat is a row of game_seats, with the player's name.
 type Seat struct {
@@ -73,6 +79,10 @@ type Seat struct {
 	// BotAccount: the seat's account is a bot account (docs/bots.md), not
 	// a person's; a server bot's seat (BotLevel) is not an account.
 	BotAccount bool `db:"bot_account" json:"bot_account"`
+	// ImportName is the name an imported game's text gives the seat (no
+	// account); ImportBot the bot the text says played it.
+	ImportName *string `db:"import_name" json:"import_name"`
+	ImportBot  *string `db:"import_bot" json:"import_bot"`
 }
 
 // Move is a row of moves.
@@ -236,7 +246,7 @@ func (s *Store) GameByInvite(ctx context.Context, code string) (Game, error) {
 	return g, nil
 }
 
-const seatColumns = `s.id, s.game_id, s.seat, s.user_id, u.username, s.bot_level, s.bot_number, s.joined_at, s.timeouts, s.abandoned, s.total, s.place, u.vacation_until, COALESCE(u.bot, false) AS bot_account`
+const seatColumns = `s.id, s.game_id, s.seat, s.user_id, u.username, s.bot_level, s.bot_number, s.joined_at, s.timeouts, s.abandoned, s.total, s.place, u.vacation_until, COALESCE(u.bot, false) AS bot_account, s.import_name, s.import_bot`
 
 func seats(ctx context.Context, q queryer, gameID int64) ([]Seat, error) {
 	var out []Seat

@@ -30,7 +30,8 @@ const snapshotQuery = `SELECT ` + gameColumns + `,
 	(SELECT COALESCE(json_agg(json_build_object(
 			'id', s.id, 'game_id', s.game_id, 'seat', s.seat, 'user_id', s.user_id, 'username', u.username,
 			'bot_level', s.bot_level, 'bot_number', s.bot_number, 'joined_at', s.joined_at, 'timeouts', s.timeouts, 'abandoned', s.abandoned,
-			'total', s.total, 'place', s.place, 'vacation_until', u.vacation_until, 'bot_account', COALESCE(u.bot, false))
+			'total', s.total, 'place', s.place, 'vacation_until', u.vacation_until, 'bot_account', COALESCE(u.bot, false),
+			'import_name', s.import_name, 'import_bot', s.import_bot)
 		ORDER BY s.seat NULLS LAST, s.joined_at, s.id), '[]')
 	 FROM game_seats s
 	 -- OFFSET 0 keeps this a lookup by key per seat (a handful), never a scan of users.

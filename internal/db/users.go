@@ -288,6 +288,10 @@ func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) (
 		if revoked, err = endAccess(ctx, tx, userID, at); err != nil {
 			return err
 		}
+		// The open database's files show the name: they are made again.
+		if err := tx.markArchiveStale(ctx, userID); err != nil {
+			return err
+		}
 		for _, q := range []string{
 			`DELETE FROM follows WHERE follower_id = $1 OR followee_id = $1`,
 			`DELETE FROM blocks WHERE blocker_id = $1 OR blocked_id = $1`,

@@ -228,6 +228,9 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput) (int
 	return id, nil
 }
 
+// RandomCode draws a game's invite code.
+func RandomCode() (string, error) { return randomCode() }
+
 func randomCode() (string, error) {
 	b := make([]byte, 12)
 	if _, err := rand.Read(b); err != nil {
@@ -846,6 +849,12 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, st *State, a engine.Acti
 		if hasPerson(seats) {
 			if err := tx.EnqueueAnalysis(ctx, g.ID, d.now); err != nil {
 				return nil, err
+			}
+			// Puzzles come from public games only (docs/puzzles.md).
+			if g.Public {
+				if err := tx.EnqueuePuzzleMining(ctx, g.ID, d.now); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if g.Ranked {

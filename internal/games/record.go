@@ -145,7 +145,11 @@ func (s *Service) ReplayStep(ctx context.Context, viewerID *int64, gameID int64,
 		}
 	}
 	step = min(max(step, 0), len(actions))
-	eg, err := engine.Replay(st.Options, engine.SetupFromSeed(st.Options, uint64(st.Game.Seed)), actions[:step])
+	setup, err := SetupOf(st.Game, st.Options)
+	if err != nil {
+		return nil, 0, nil, apperr.Wrap(err, apperr.Internal, "could not rebuild the game")
+	}
+	eg, err := engine.Replay(st.Options, setup, actions[:step])
 	if err != nil {
 		return nil, 0, nil, apperr.Wrap(err, apperr.Internal, "could not rebuild the game")
 	}

@@ -2,6 +2,7 @@ package games
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -169,7 +170,11 @@ func rebuild(g db.Game, moves []db.Move) (*engine.Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	eg, err := engine.NewFromSetup(o, engine.SetupFromSeed(o, uint64(g.Seed)))
+	setup, err := SetupOf(g, o)
+	if err != nil {
+		return nil, err
+	}
+	eg, err := engine.NewFromSetup(o, setup)
 	if err != nil {
 		return nil, fmt.Errorf("games: rebuild game %d: %w", g.ID, err)
 	}
@@ -177,6 +182,19 @@ func rebuild(g db.Game, moves []db.Move) (*engine.Game, error) {
 		return nil, fmt.Errorf("games: rebuild game %d: %w", g.ID, err)
 	}
 	return eg, nil
+}
+
+// SetupOf is the game's deals: those an imported game's text showed, or
+// those drawn from the seed.
+func SetupOf(g db.Game, o engine.Options) (engine.Setup, error) {
+	if !g.Imported {
+		return engine.SetupFromSeed(o, uint64(g.Seed)), nil
+	}
+	var setup engine.Setup
+	if err := json.Unmarshal(g.Setup, &setup); err != nil {
+		return engine.Setup{}, fmt.Errorf("games: the deals of imported game %d: %w", g.ID, err)
+	}
+	return setup, nil
 }
 
 func applyMoves(eg *engine.Game, moves []db.Move) error {

@@ -64,6 +64,9 @@ func Name(st db.Seat) string {
 		}
 		return *st.Username
 	}
+	if st.ImportName != nil {
+		return *st.ImportName
+	}
 	if st.BotLevel != nil {
 		n := 0
 		if st.BotNumber != nil {

@@ -37,6 +37,8 @@ var docList = []views.Choice{
 	{Value: "people", Label: i18n.M("Following, blocking, chat and moderation")},
 	{Value: "fair-play", Label: i18n.M("Fair play: leaving games, reliability and pauses")},
 	{Value: "push", Label: i18n.M("Notifications on your devices")},
+	{Value: "notation", Label: i18n.M("Games as text: the notation")},
+	{Value: "database", Label: i18n.M("Downloads, imports and the open database")},
 	{Value: "translating", Label: i18n.M("Languages and translating")},
 }
 

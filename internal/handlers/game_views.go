@@ -274,6 +274,7 @@ func fillTable(ctx context.Context, v views.TableView, t *games.Table, pv *engin
 		sortStandings(v.Standings)
 		v.ReplayURL = fmt.Sprintf("/games/%d/replay", g.ID)
 	}
+	v.Imported = g.Imported
 	return v
 }
 

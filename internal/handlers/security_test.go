@@ -168,7 +168,7 @@ func TestDocsLinkToEachOther(t *testing.T) {
 				return false
 			}
 		}
-		return len(pages) == 16
+		return len(pages) == 18
 	}() {
 		t.Errorf("/docs lists %v", pages)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"nothanks/internal/accounts"
+	"nothanks/internal/archive"
 	"nothanks/internal/botaccounts"
 	"nothanks/internal/chat"
 	"nothanks/internal/clock"
@@ -100,6 +101,8 @@ type Deps struct {
 	Leavers *leavers.Service
 	// FairPlay is reports, cases, marks and appeals.
 	FairPlay *fairplay.Service
+	// Archive is the games as text and the open database.
+	Archive *archive.Service
 }
 
 // Server holds the handlers' dependencies.
@@ -127,6 +130,7 @@ type Server struct {
 	bots        *botaccounts.Service
 	leavers     *leavers.Service
 	fairplay    *fairplay.Service
+	archive     *archive.Service
 	db          Store
 	clock       clock.Clock
 	log         *slog.Logger
@@ -161,6 +165,7 @@ func New(d Deps) *echo.Echo {
 	s.bots = d.Bots
 	s.leavers = d.Leavers
 	s.fairplay = d.FairPlay
+	s.archive = d.Archive
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
@@ -178,7 +183,10 @@ func New(d Deps) *echo.Echo {
 		s.requestLogger(),
 		middleware.SecureWithConfig(securityHeaders()),
 		hsts(d.Config.Secure()),
-		middleware.BodyLimit("256K"),
+		// A game imported in the notation may be up to 1 MiB of text
+		// (archive.MaxImportBytes); every other body is small.
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "256K", Skipper: isImport}),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "1100K", Skipper: func(c echo.Context) bool { return !isImport(c) }}),
 		s.readBody,
 		s.language,
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
@@ -261,6 +269,12 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 
 // isStream marks the long-lived routes (server-sent events), which must not
 // get a request deadline.
+// isImport is a request bringing a game in as text.
+func isImport(c echo.Context) bool {
+	p := c.Request().URL.Path
+	return p == "/import" || p == "/api/v1/imports"
+}
+
 func isStream(c echo.Context) bool {
 	p := c.Request().URL.Path
 	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || c.Request().Header.Get("Accept") == "text/event-stream"

@@ -46,6 +46,12 @@ func Date(l Lang, t time.Time) string {
 	return strconv.Itoa(t.Day()) + " " + months[l][t.Month()-1] + " " + strconv.Itoa(t.Year())
 }
 
+// Month writes a month: "Nov 2026", "nov 2026".
+func Month(l Lang, t time.Time) string {
+	l = lang(l)
+	return months[l][t.Month()-1] + " " + strconv.Itoa(t.Year())
+}
+
 // Duration writes a time left or waited in at most two units: "2d 23h",
 // "5m 10s", "45s" in English; "2 d 23 h", "5 min 10 s" in Spanish; "2 g
 // 23 h" in Italian.

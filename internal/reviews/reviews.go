@@ -18,7 +18,6 @@ import (
 	"nothanks/internal/apperr"
 	"nothanks/internal/clock"
 	"nothanks/internal/db"
-	"nothanks/internal/engine"
 	"nothanks/internal/games"
 )
 
@@ -161,10 +160,21 @@ func (s *Service) load(ctx context.Context, gameID int64) (analysis.Game, *games
 	if err != nil {
 		return analysis.Game{}, nil, err
 	}
+	g, err := GameOf(st)
+	return g, st, err
+}
+
+// GameOf is a finished game as the analysis (and the puzzles' search)
+// needs it: its deals, every action, and which seats are people's.
+func GameOf(st *games.State) (analysis.Game, error) {
 	if st.Game.Status != db.StatusFinished || !st.Started() {
-		return analysis.Game{}, nil, errors.New("reviews: the game is not over")
+		return analysis.Game{}, errors.New("reviews: the game is not over")
 	}
-	g := analysis.Game{ID: gameID, Options: st.Options, Setup: engine.SetupFromSeed(st.Options, uint64(st.Game.Seed))}
+	setup, err := games.SetupOf(st.Game, st.Options)
+	if err != nil {
+		return analysis.Game{}, err
+	}
+	g := analysis.Game{ID: st.Game.ID, Options: st.Options, Setup: setup}
 	for _, e := range st.Engine().Events() {
 		if a, ok := e.Action(); ok {
 			g.Actions = append(g.Actions, a)
@@ -172,11 +182,13 @@ func (s *Service) load(ctx context.Context, gameID int64) (analysis.Game, *games
 	}
 	g.Judge = make([]bool, st.Options.Players)
 	for i := range g.Judge {
-		if seat := seatAt(st.Seats, i); seat != nil && seat.UserID != nil {
+		// People's seats: accounts, and the names of an imported game
+		// that its text does not give to a bot.
+		if seat := seatAt(st.Seats, i); seat != nil && (seat.UserID != nil || seat.ImportName != nil && seat.ImportBot == nil) {
 			g.Judge[i] = true
 		}
 	}
-	return g, st, nil
+	return g, nil
 }
 
 func seatAt(seats []db.Seat, n int) *db.Seat {

@@ -57,6 +57,8 @@ type TableView struct {
 	Standings  []Standing
 	// ReplayURL is set once the game is over.
 	ReplayURL string
+	// Imported: the game came in as text (docs/notation.md).
+	Imported bool
 	// RoundEnd sums up the last scored round, shown until the next round's
 	// first decision (and on the finished table).
 	RoundEnd *RoundEndView
