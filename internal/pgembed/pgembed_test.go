@@ -316,7 +316,15 @@ func TestSharedServerOutlivesBinariesNotTheCommand(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	log, _ := os.ReadFile(filepath.Join(dir, "supervisor.log"))
+	// The supervisor writes its last line after the server's files are
+	// gone: give it a moment (CI once read the log in between).
+	var log []byte
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		log, _ = os.ReadFile(filepath.Join(dir, "supervisor.log"))
+		if strings.Contains(string(log), "stopped") || time.Now().After(deadline) {
+			break
+		}
+	}
 	if !strings.Contains(string(log), "stopped") {
 		t.Errorf("supervisor log: %s", log)
 	}

@@ -21,6 +21,14 @@ type Estimate struct {
 	// the other seats' (negative is better than the table). DiffSE is its
 	// standard error.
 	Diff, DiffSE float64
+	// CardPoints is the seat's expected card points at the end of the
+	// round, and Score its expected round score (card points less
+	// tokens), on the same line of play as Win; their standard errors
+	// come from the spread of the playouts that began with the action,
+	// like WinSE. They are reported only: the search chooses by Win and
+	// the margin (see outcome), never by these.
+	CardPoints, CardPointsSE float64
+	Score, ScoreSE           float64
 	// Playouts is how many playouts began with the action.
 	Playouts int
 	// Seats is every seat's mean share of the win over those playouts
@@ -72,10 +80,12 @@ func (s *search) seatMeans(act int) (out [engine.MaxPlayers]float64) {
 // estimate reports a value with standard errors from the spread of the
 // root playouts that began with the action.
 func estimate(v value, s *sums) Estimate {
-	e := Estimate{Legal: true, Win: v.win, Diff: v.diff, Playouts: int(s.n)}
+	e := Estimate{Legal: true, Win: v.win, Diff: v.diff, CardPoints: v.points, Score: v.score, Playouts: int(s.n)}
 	if s.n > 1 {
 		e.WinSE = math.Sqrt(spread(s.win, s.win2, s.n) / s.n)
 		e.DiffSE = math.Sqrt(spread(s.diff, s.diff2, s.n) / s.n)
+		e.CardPointsSE = math.Sqrt(spread(s.points, s.points2, s.n) / s.n)
+		e.ScoreSE = math.Sqrt(spread(s.score, s.score2, s.n) / s.n)
 	}
 	return e
 }

@@ -91,27 +91,56 @@ type sums struct {
 	n                 float64
 	reward, win, diff float64
 	win2, diff2       float64 // sums of squares, for standard errors
+	// points and score are the root seat's own card points and score
+	// (card points less tokens) of the round, for Estimate only: the
+	// search never chooses by them.
+	points, score   float64
+	points2, score2 float64
 }
 
-func (s *sums) add(o *outcome, seat int) {
+// own is the root seat's own result of a finished round.
+type own struct {
+	points, score float64
+}
+
+// ownResult is seat's card points (a held or laid Tiger counted as the
+// totals count it) and score of the finished round.
+func (r *round) ownResult(seat int) own {
+	cards := r.cards[seat]
+	if r.tiger[seat] {
+		if c := engine.TigerCard(cards); c != 0 {
+			cards = cards.With(c)
+		}
+	}
+	p := cards.Points()
+	return own{points: float64(p), score: float64(p - r.tokens[seat])}
+}
+
+func (s *sums) add(o *outcome, seat int, me own) {
 	s.n++
 	s.reward += o.reward[seat]
 	s.win += o.win[seat]
 	s.diff += o.diff[seat]
 	s.win2 += o.win[seat] * o.win[seat]
 	s.diff2 += o.diff[seat] * o.diff[seat]
+	s.points += me.points
+	s.score += me.score
+	s.points2 += me.points * me.points
+	s.score2 += me.score * me.score
 }
 
 // value is the root seat's expected result of a line of play.
 type value struct {
 	n, reward, win, diff float64
+	points, score        float64
 }
 
 func (s *sums) mean() value {
 	if s.n == 0 {
 		return value{}
 	}
-	return value{n: s.n, reward: s.reward / s.n, win: s.win / s.n, diff: s.diff / s.n}
+	return value{n: s.n, reward: s.reward / s.n, win: s.win / s.n, diff: s.diff / s.n,
+		points: s.points / s.n, score: s.score / s.n}
 }
 
 // link is the root seat's decision the k-th time the active card comes to
@@ -248,6 +277,7 @@ func (s *search) playout(rng *rand.Rand, i int) {
 		}
 	}
 	o := r.outcome()
+	me := r.ownResult(s.seat)
 	if steps > 0 {
 		first := path[0]
 		s.seatN[first]++
@@ -263,12 +293,12 @@ func (s *search) playout(rng *rand.Rand, i int) {
 	for d := range steps {
 		l := &s.chain[d]
 		if path[d] == actTake {
-			l.take.add(&o, s.seat)
+			l.take.add(&o, s.seat, me)
 			continue
 		}
-		l.pass.add(&o, s.seat)
+		l.pass.add(&o, s.seat, me)
 		if d == steps-1 {
-			l.away.add(&o, s.seat)
+			l.away.add(&o, s.seat, me)
 		}
 	}
 }
@@ -349,6 +379,8 @@ func (s *search) rootValues() (take, pass value) {
 				reward: w*pass.reward + (1-w)*next.reward,
 				win:    w*pass.win + (1-w)*next.win,
 				diff:   w*pass.diff + (1-w)*next.diff,
+				points: w*pass.points + (1-w)*next.points,
+				score:  w*pass.score + (1-w)*next.score,
 			}
 		} else if back > 0 {
 			pass = l.pass.mean()
