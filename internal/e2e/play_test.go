@@ -78,7 +78,7 @@ func TestBrowserThreePlayersAndASpectator(t *testing.T) {
 		do(t, ctx, chromedp.WaitVisible(byTestID("active-card")))
 	}
 
-	shot := false
+	shot, misses := false, 0
 	for moves := 0; ; moves++ {
 		if moves > 400 {
 			t.Fatal("the game did not end in 400 moves")
@@ -115,7 +115,20 @@ func TestBrowserThreePlayersAndASpectator(t *testing.T) {
 			t.Logf("move %d: click missed (%v); looking again", moves, err)
 			continue
 		}
-		waitVersion(t, spectator, before+1)
+		// A click on a board swapped out under it lands on nothing and
+		// raises no error; then the version stays, and the loop looks again
+		// (a few times in a row means the stream itself is stuck).
+		waitCtx, cancel := context.WithTimeout(spectator, 10*time.Second)
+		_, err = chromedp.Run(waitCtx, chromedp.Poll[bool](fmt.Sprintf(`Number(document.getElementById("board").dataset.version) >= %d`, before+1)))
+		cancel()
+		if err != nil {
+			if misses++; misses > 3 {
+				t.Fatalf("move %d: the spectator's board stayed at version %d after %d clicks", moves, before, misses)
+			}
+			t.Logf("move %d: no new board after the click (%v); looking again", moves, err)
+			continue
+		}
+		misses = 0
 		if moves == 20 && !shot {
 			screenshot(t, p, "table-mid-game")
 			screenshot(t, spectator, "table-spectator")
