@@ -16,6 +16,7 @@ import (
 	"nothanks/internal/accounts"
 	"nothanks/internal/apistream"
 	"nothanks/internal/archive"
+	"nothanks/internal/background"
 	"nothanks/internal/botaccounts"
 	"nothanks/internal/chat"
 	"nothanks/internal/clock"
@@ -35,6 +36,7 @@ import (
 	"nothanks/internal/people"
 	"nothanks/internal/privacy"
 	"nothanks/internal/push"
+	"nothanks/internal/puzzleplay"
 	"nothanks/internal/ranked"
 	"nothanks/internal/rematch"
 	"nothanks/internal/reviews"
@@ -81,6 +83,8 @@ type App struct {
 	// Archive is the games as text: downloads, imports and the open
 	// database's monthly files.
 	Archive *archive.Service
+	// Puzzles mines finished games for puzzles, serves and rates them.
+	Puzzles *puzzleplay.Service
 	// Lists tells the pages with lists of games that one changed.
 	Lists *lists.Hub
 	// Tournaments runs events; Feed streams their pages; TournamentDue
@@ -179,6 +183,8 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 	}, log)
 	rv := reviews.New(store, g, clk, log)
 	rv.Share, rv.Busy = cfg.AnalysisShare, func() bool { return g.PlayedWithin(PlayWindow) }
+	pz := puzzleplay.New(store, g, clk, log)
+	pz.Share, pz.Busy, pz.Batch = cfg.AnalysisShare, rv.Busy, PuzzleBatch
 	rm := rematch.New(store, g, clk)
 	iv := invites.New(store, g, clk)
 	ch := chat.New(store, g, clk)
@@ -196,9 +202,9 @@ func New(ctx context.Context, cfg config.Config, store *db.Store, clk clock.Cloc
 		}
 	}, func() { go recheckStreams(acc, streams, log, streams.Tokens()...) })
 	e := handlers.New(handlers.Deps{Config: cfg, Accounts: acc, Sessions: sessions, Games: g, Ranked: r, Links: signer, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, Reviews: rv, Rematch: rm, Invites: iv, DB: store,
-		People: pp, Push: ps, APIStreams: streams, Chat: ch, Moderation: md, Privacy: pv, Bots: botaccounts.New(store, r, acc.ForgetToken, clk), Leavers: lv, FairPlay: fp, Archive: ar, Clock: clk, Log: log,
+		People: pp, Push: ps, APIStreams: streams, Chat: ch, Moderation: md, Privacy: pv, Bots: botaccounts.New(store, r, acc.ForgetToken, clk), Leavers: lv, FairPlay: fp, Archive: ar, Puzzles: pz, Clock: clk, Log: log,
 		Metrics: m, ActiveRequests: max(cfg.DBMaxConns-WorkerConns, 0)})
-	return &App{Handler: e, APIStreams: streams, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Leavers: lv, FairPlay: fp, Archive: ar, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
+	return &App{Handler: e, APIStreams: streams, Accounts: acc, Games: g, Ranked: r, Notify: n, Push: ps, Watch: hub, Turns: tn, Lists: ls, Tournaments: tr, Feed: feed, TournamentDue: live.NewWaker(), Reviews: rv, People: pp, Chat: ch, Moderation: md, Privacy: pv, Leavers: lv, FairPlay: fp, Archive: ar, Puzzles: pz, Due: live.NewWaker(), Store: store, Metrics: m, Workers: true, cfg: cfg, clock: clk, log: log}, nil
 }
 
 // recheckStreams ends the API streams of those tokens that no longer
@@ -225,6 +231,11 @@ const PlayWindow = 2 * time.Second
 // AnalysisEvery is how often an instance looks for finished games to
 // analyse (it analyses them one after another, then waits again).
 const AnalysisEvery = 3 * time.Second
+
+// PuzzleBatch is how many finished games the search worker mines for
+// puzzles before it looks again for games to analyse: the analysis of a
+// game just finished goes first.
+const PuzzleBatch = 4
 
 // FairPlayEvery is how often an instance looks for finished rated games
 // whose fair-play signals wait.
@@ -351,7 +362,7 @@ func (a *App) Run(ctx context.Context) {
 	go func() {
 		defer wg.Done()
 		if a.Workers {
-			a.Reviews.Run(ctx, AnalysisEvery)
+			background.Every(ctx, AnalysisEvery, a.log, "search worker", a.RunSearches)
 		}
 	}()
 	go func() {
@@ -373,6 +384,29 @@ func (a *App) Run(ctx context.Context) {
 		}
 	}()
 	wg.Wait()
+}
+
+// RunSearches is the work of the strong search in the background, one
+// worker so that together it keeps to ANALYSIS_SHARE of a core while
+// people play: the analysis of every finished game waiting, then puzzles
+// from a few finished games, again while there is work.
+func (a *App) RunSearches(ctx context.Context) (int, error) {
+	total := 0
+	for ctx.Err() == nil {
+		n, err := a.Reviews.RunOnce(ctx)
+		if err != nil {
+			return total + n, err
+		}
+		m, err := a.Puzzles.RunOnce(ctx)
+		if err != nil {
+			return total + n + m, err
+		}
+		total += n + m
+		if n == 0 && m == 0 {
+			break
+		}
+	}
+	return total, ctx.Err()
 }
 
 // runDue makes due moves when the earliest due time comes. It learns of a

@@ -91,6 +91,10 @@ func NewOn(t testing.TB, store *db.Store, dbURL string, opts ...Option) *Server 
 		t.Fatal(err)
 	}
 	a.Games.BotDelay = BotDelay
+	// Tests mine puzzles with a lighter search (a fifth of the playouts):
+	// each finished game would otherwise cost most of a second of the
+	// test machine's CPU. The defaults are measured in docs/puzzles.md.
+	a.Puzzles.Config.Screen, a.Puzzles.Config.Playouts = 100, 400
 	a.Workers = !o.noWorker
 	hs := httptest.NewUnstartedServer(a.Handler)
 	hs.Config.RegisterOnShutdown(a.Shutdown)

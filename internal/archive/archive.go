@@ -145,22 +145,9 @@ func (s *Service) write(w io.Writer, g db.ArchivedGame, blank bool) error {
 
 // Rebuild replays a finished game's whole move log over its deals.
 func Rebuild(g db.Game, moves []db.Move) (engine.Options, *engine.Game, error) {
-	var o engine.Options
-	if err := json.Unmarshal(g.Options, &o); err != nil {
-		return o, nil, fmt.Errorf("archive: options of game %d: %w", g.ID, err)
-	}
-	setup, err := games.SetupOf(g, o)
+	o, eg, err := games.Replay(g, moves)
 	if err != nil {
 		return o, nil, err
-	}
-	eg, err := engine.NewFromSetup(o, setup)
-	if err != nil {
-		return o, nil, fmt.Errorf("archive: game %d: %w", g.ID, err)
-	}
-	for _, m := range moves {
-		if err := eg.Apply(engine.Action{Seat: m.Seat, Kind: engine.ActionKind(m.Kind), Timeout: m.Timeout}); err != nil {
-			return o, nil, fmt.Errorf("archive: game %d, move %d: %w", g.ID, m.Seq, err)
-		}
 	}
 	if !eg.Finished() {
 		return o, nil, fmt.Errorf("archive: game %d is not over", g.ID)

@@ -43,19 +43,22 @@ type NewPuzzle struct {
 	Best              string
 	Themes            []string
 	Margin            float64
+	Obvious           bool
 	Data              []byte
+	// Start is the puzzle's first rating.
+	Start Rating3
 }
 
 // SavePuzzles stores the puzzles mined from a game and marks it done, in
 // one transaction; a puzzle already stored (a second worker) is kept.
-func (s *Store) SavePuzzles(ctx context.Context, gameID int64, ps []NewPuzzle, start Rating3, now time.Time) error {
+func (s *Store) SavePuzzles(ctx context.Context, gameID int64, ps []NewPuzzle, now time.Time) error {
 	return s.Tx(ctx, func(tx *Tx) error {
 		for _, p := range ps {
 			if err := exec(ctx, tx.tx, "save puzzle", `
-				INSERT INTO puzzles (game_id, move, seat, best, steps, themes, margin, data, rating, rd, volatility, created_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text::jsonb, $9, $10, $11, $12)
+				INSERT INTO puzzles (game_id, move, seat, best, steps, themes, margin, obvious, data, rating, rd, volatility, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text::jsonb, $10, $11, $12, $13)
 				ON CONFLICT (game_id, move) DO NOTHING`,
-				gameID, p.Move, p.Seat, p.Best, p.Steps, pq.Array(p.Themes), p.Margin, string(p.Data), start.R, start.RD, start.Sigma, now); err != nil {
+				gameID, p.Move, p.Seat, p.Best, p.Steps, pq.Array(p.Themes), p.Margin, p.Obvious, string(p.Data), p.Start.R, p.Start.RD, p.Start.Sigma, now); err != nil {
 				return err
 			}
 		}
@@ -90,6 +93,7 @@ type Puzzle struct {
 	Steps    int            `db:"steps"`
 	Themes   pq.StringArray `db:"themes"`
 	Margin   float64        `db:"margin"`
+	Obvious  bool           `db:"obvious"`
 	Data     []byte         `db:"data"`
 	Attempts int            `db:"attempts"`
 	Solved   int            `db:"solved"`
@@ -97,7 +101,7 @@ type Puzzle struct {
 	CreatedAt time.Time `db:"created_at"`
 }
 
-const puzzleColumns = `p.id, p.game_id, p.move, p.seat, p.best, p.steps, p.themes, p.margin, p.data, p.attempts, p.solved,
+const puzzleColumns = `p.id, p.game_id, p.move, p.seat, p.best, p.steps, p.themes, p.margin, p.obvious, p.data, p.attempts, p.solved,
 	p.rating, p.rd, p.volatility, p.created_at`
 
 // PuzzleByID reads a puzzle.
@@ -173,15 +177,15 @@ func (s *Store) CountPuzzles(ctx context.Context) (int, error) {
 
 // DailyPuzzle is the day's puzzle, chosen at the day's first request
 // among puzzles never chosen: the one nearest the middle of the ratings
-// with a clear margin, the same for every instance (the first to insert
-// wins).
+// that is not obvious, with a clear margin, the same for every instance
+// (the first to insert wins).
 func (s *Store) DailyPuzzle(ctx context.Context, day time.Time) (Puzzle, error) {
 	d := day.UTC().Format("2006-01-02")
 	if err := exec(ctx, s.DB, "choose daily puzzle", `
 		INSERT INTO puzzle_days (day, puzzle_id)
 		SELECT $1::date, p.id FROM puzzles p
 		WHERE NOT EXISTS (SELECT 1 FROM puzzle_days d WHERE d.puzzle_id = p.id)
-		ORDER BY p.margin >= 0.15 DESC, abs(p.rating - 1500), p.id LIMIT 1
+		ORDER BY p.obvious, p.margin >= 0.15 DESC, abs(p.rating - 1500), p.id LIMIT 1
 		ON CONFLICT (day) DO NOTHING`, d); err != nil {
 		return Puzzle{}, err
 	}

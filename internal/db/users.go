@@ -308,6 +308,8 @@ func (s *Store) DeleteAccount(ctx context.Context, userID int64, at time.Time) (
 			`UPDATE player_reports SET note = '' WHERE reporter_id = $1`,
 			`UPDATE fairplay_decisions SET appeal = '' WHERE user_id = $1 AND appeal IS NOT NULL`,
 			`DELETE FROM password_resets WHERE user_id = $1`,
+			`DELETE FROM puzzle_attempts WHERE user_id = $1`,
+			`DELETE FROM puzzle_ratings WHERE user_id = $1`,
 			`DELETE FROM invites WHERE (from_user = $1 OR to_user = $1) AND status = 'open'`,
 			`UPDATE mail_outbox SET status = 'skipped', note = 'account deleted' WHERE user_id = $1 AND status IN ('pending', 'sending')`,
 		} {

@@ -38,6 +38,9 @@ type Service struct {
 	store *db.Store
 	clock clock.Clock
 	log   *slog.Logger
+	// Seeds draws a new game's engine seed (nil: crypto/rand). Tests set
+	// it to play a deal they worked out by hand.
+	Seeds func() (int64, error)
 	// BotDelay is how long a bot waits before it moves in a live game, so
 	// that people can follow; correspondence bots wait the same.
 	BotDelay   time.Duration
@@ -193,7 +196,11 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput) (int
 	if err != nil {
 		return 0, apperr.Wrap(err, apperr.Internal, "could not make an invite code")
 	}
-	seed, err := randomSeed()
+	draw := randomSeed
+	if s.Seeds != nil {
+		draw = s.Seeds
+	}
+	seed, err := draw()
 	if err != nil {
 		return 0, apperr.Wrap(err, apperr.Internal, "could not draw a seed")
 	}

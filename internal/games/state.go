@@ -166,22 +166,29 @@ func (s *Service) stateOf(snap db.Snapshot, base *engine.Game) (*State, error) {
 
 // rebuild replays a started game's move log over the deals of its seed.
 func rebuild(g db.Game, moves []db.Move) (*engine.Game, error) {
+	_, eg, err := Replay(g, moves)
+	return eg, err
+}
+
+// Replay is a game rebuilt from its row and moves: its options, and the
+// engine's game after the moves (from the imported deals or the seed).
+func Replay(g db.Game, moves []db.Move) (engine.Options, *engine.Game, error) {
 	o, err := options(g)
 	if err != nil {
-		return nil, err
+		return o, nil, err
 	}
 	setup, err := SetupOf(g, o)
 	if err != nil {
-		return nil, err
+		return o, nil, err
 	}
 	eg, err := engine.NewFromSetup(o, setup)
 	if err != nil {
-		return nil, fmt.Errorf("games: rebuild game %d: %w", g.ID, err)
+		return o, nil, fmt.Errorf("games: rebuild game %d: %w", g.ID, err)
 	}
 	if err := applyMoves(eg, moves); err != nil {
-		return nil, fmt.Errorf("games: rebuild game %d: %w", g.ID, err)
+		return o, nil, fmt.Errorf("games: rebuild game %d: %w", g.ID, err)
 	}
-	return eg, nil
+	return o, eg, nil
 }
 
 // SetupOf is the game's deals: those an imported game's text showed, or

@@ -44,6 +44,7 @@ func (s *Server) home(c echo.Context) error {
 			}
 		}
 	}
+	v.Puzzle = s.homePuzzle(c)
 	return render(c, http.StatusOK, views.HomePage(s.page(c, ""), v))
 }
 

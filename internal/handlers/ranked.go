@@ -191,6 +191,14 @@ func (s *Server) profile(c echo.Context) error {
 		}
 		v.Recent = append(v.Recent, r)
 	}
+	if s.puzzles != nil && !u.Guest {
+		me := currentUser(c) != nil && currentUser(c).ID == u.ID
+		if pv, err := s.solverView(c.Request().Context(), &u, me, s.userLocation(c)); err != nil {
+			s.log.Warn("puzzle record", "user", u.ID, "err", err)
+		} else if pv.Rating != "" || len(pv.History) > 0 {
+			v.Puzzles = &pv
+		}
+	}
 	if s.reviews != nil {
 		if a, err := s.reviews.RecentAccuracy(c.Request().Context(), u.ID); err != nil {
 			s.log.Warn("recent accuracy", "user", u.ID, "err", err)

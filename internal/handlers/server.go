@@ -36,6 +36,7 @@ import (
 	"nothanks/internal/people"
 	"nothanks/internal/privacy"
 	"nothanks/internal/push"
+	"nothanks/internal/puzzleplay"
 	"nothanks/internal/ranked"
 	"nothanks/internal/rematch"
 	"nothanks/internal/reviews"
@@ -103,6 +104,8 @@ type Deps struct {
 	FairPlay *fairplay.Service
 	// Archive is the games as text and the open database.
 	Archive *archive.Service
+	// Puzzles serves and rates the puzzles.
+	Puzzles *puzzleplay.Service
 }
 
 // Server holds the handlers' dependencies.
@@ -131,6 +134,7 @@ type Server struct {
 	leavers     *leavers.Service
 	fairplay    *fairplay.Service
 	archive     *archive.Service
+	puzzles     *puzzleplay.Service
 	db          Store
 	clock       clock.Clock
 	log         *slog.Logger
@@ -166,6 +170,7 @@ func New(d Deps) *echo.Echo {
 	s.leavers = d.Leavers
 	s.fairplay = d.FairPlay
 	s.archive = d.Archive
+	s.puzzles = d.Puzzles
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)

@@ -33,6 +33,8 @@ type Store interface {
 	DecisionsAbout(ctx context.Context, userID int64) ([]db.FairDecision, error)
 	RefundsOf(ctx context.Context, userID int64) ([]db.Refund, error)
 	LinkCount(ctx context.Context, userID int64) (devices, networks int, err error)
+	SolverRatingOf(ctx context.Context, userID int64) (db.SolverRating, bool, error)
+	Attempts(ctx context.Context, userID int64, limit int) ([]db.PuzzleAttempt, error)
 }
 
 // Service exports and deletes accounts.
@@ -87,6 +89,29 @@ type Export struct {
 	// appeals, the points given back to it, and how many devices and
 	// networks are kept for it (as keyed hashes, which say nothing).
 	FairPlay ExportFairPlay `json:"fair_play"`
+	// Puzzles is the puzzle rating (null before the first) and every
+	// attempt.
+	Puzzles ExportPuzzles `json:"puzzles"`
+}
+
+// ExportPuzzles is the account's puzzles.
+type ExportPuzzles struct {
+	Rating     *float64        `json:"rating"`
+	RD         *float64        `json:"rd,omitempty"`
+	Streak     int             `json:"streak"`
+	BestStreak int             `json:"best_streak"`
+	Attempts   []ExportAttempt `json:"attempts"`
+}
+
+// ExportAttempt is one puzzle tried.
+type ExportAttempt struct {
+	PuzzleID     int64      `json:"puzzle_id"`
+	Status       string     `json:"status"`
+	Answers      []string   `json:"answers"`
+	RatingBefore *float64   `json:"rating_before,omitempty"`
+	RatingAfter  *float64   `json:"rating_after,omitempty"`
+	StartedAt    time.Time  `json:"started_at"`
+	FinishedAt   *time.Time `json:"finished_at,omitempty"`
 }
 
 // ExportFairPlay is what fair play keeps about an account.
@@ -253,7 +278,34 @@ func (s *Service) Export(ctx context.Context, u db.User) (Export, error) {
 	if err := s.exportFairPlay(ctx, u.ID, &out.FairPlay); err != nil {
 		return Export{}, err
 	}
+	if err := s.exportPuzzles(ctx, u.ID, &out.Puzzles); err != nil {
+		return Export{}, err
+	}
 	return out, nil
+}
+
+func (s *Service) exportPuzzles(ctx context.Context, userID int64, out *ExportPuzzles) error {
+	r, ok, err := s.store.SolverRatingOf(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if ok {
+		out.Rating, out.RD, out.Streak, out.BestStreak = &r.R, &r.RD, r.Streak, r.BestStreak
+	}
+	as, err := s.store.Attempts(ctx, userID, 1000000)
+	if err != nil {
+		return err
+	}
+	out.Attempts = make([]ExportAttempt, 0, len(as))
+	for _, a := range as {
+		answers := []string(a.Answers)
+		if answers == nil {
+			answers = []string{}
+		}
+		out.Attempts = append(out.Attempts, ExportAttempt{PuzzleID: a.PuzzleID, Status: a.Status, Answers: answers, RatingBefore: a.RatingBefore,
+			RatingAfter: a.RatingAfter, StartedAt: a.CreatedAt.UTC(), FinishedAt: a.FinishedAt})
+	}
+	return nil
 }
 
 func (s *Service) exportFairPlay(ctx context.Context, userID int64, out *ExportFairPlay) error {

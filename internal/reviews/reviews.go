@@ -16,6 +16,7 @@ import (
 
 	"nothanks/internal/analysis"
 	"nothanks/internal/apperr"
+	"nothanks/internal/background"
 	"nothanks/internal/clock"
 	"nothanks/internal/db"
 	"nothanks/internal/games"
@@ -75,57 +76,25 @@ type Result struct {
 // RunOnce analyses the games waiting, one at a time, until none waits or
 // ctx ends, and returns how many it analysed.
 func (s *Service) RunOnce(ctx context.Context) (int, error) {
-	n := 0
-	for ctx.Err() == nil {
-		id, ok, err := s.store.ClaimAnalysis(ctx, s.clock.Now(), Lease, MaxAttempts)
-		if err != nil || !ok {
-			return n, err
-		}
-		start := time.Now()
-		if err := s.analyse(ctx, id); err != nil {
-			s.log.Warn("analysis failed", "game", id, "err", err)
-			if ferr := s.store.FailAnalysis(ctx, id, err.Error(), MaxAttempts); ferr != nil {
-				return n, ferr
-			}
-			continue
-		}
-		n++
-		if wait := s.yield(time.Since(start)); wait > 0 {
-			select {
-			case <-ctx.Done():
-			case <-time.After(wait):
-			}
-		}
-	}
-	return n, ctx.Err()
-}
-
-// yield is how long the worker rests after an analysis that took d, so
-// that it takes at most Share of a core while people play: nothing when
-// nobody plays on this instance, or Share is 1 or more.
-func (s *Service) yield(d time.Duration) time.Duration {
-	if s.Share <= 0 || s.Share >= 1 || s.Busy == nil || !s.Busy() {
-		return 0
-	}
-	return time.Duration(float64(d) * (1/s.Share - 1))
+	return background.Queue{
+		Name: "analysis",
+		Claim: func(ctx context.Context) (int64, bool, error) {
+			return s.store.ClaimAnalysis(ctx, s.clock.Now(), Lease, MaxAttempts)
+		},
+		Work: func(ctx context.Context, id int64) (int, error) { return 1, s.analyse(ctx, id) },
+		Fail: func(ctx context.Context, id int64, why string) error {
+			return s.store.FailAnalysis(ctx, id, why, MaxAttempts)
+		},
+		Share: s.Share, Busy: s.Busy, Log: s.log,
+	}.RunOnce(ctx)
 }
 
 // Run analyses waiting games every period until ctx ends.
 func (s *Service) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if _, err := s.RunOnce(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("analysis worker", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	background.Every(ctx, every, s.log, "analysis worker", s.RunOnce)
 }
 
+// analyse analyses a game and stores its report.
 func (s *Service) analyse(ctx context.Context, gameID int64) error {
 	g, st, err := s.load(ctx, gameID)
 	if err != nil {

@@ -9,6 +9,9 @@ import (
 // ProfileView is a player's public page.
 type ProfileView struct {
 	Username string
+	// Puzzles is the player's puzzle record (the history for the player
+	// themselves only); nil for a player who never finished one.
+	Puzzles *SolverView
 	// Marked: the account is marked for unfair play; Refunds are the
 	// rating points given back to it (in its rating history).
 	Marked  bool
