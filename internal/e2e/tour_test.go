@@ -245,6 +245,25 @@ func newTour(t *testing.T) tour {
 	decide("Sly", "feeding", "mark")
 	s.APIFor("Gone")
 	decide("Gone", "second_account", "close")
+	// Puzzles from the finished games (the worker may be mining one of
+	// them already: wait for it), and the puzzle of the day on the home
+	// page.
+	if _, err := s.App.Puzzles.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var puzzle int64
+	for deadline := time.Now().Add(time.Minute); ; {
+		if err := s.Store.DB.Get(&puzzle, `SELECT coalesce(min(id), 0) FROM puzzles`); err != nil {
+			t.Fatal(err)
+		}
+		if puzzle > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no puzzle was mined from the finished games")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	return tour{
 		s: s, open: open, played: played, finished: finished, report: msg,
 		visitor: []tourPage{
@@ -260,6 +279,7 @@ func newTour(t *testing.T) tour {
 			{"table-bot-account-visitor", fmt.Sprintf("/games/%d", withBot)}, {"profile-bot-account", "/u/Robo_Bot"},
 			{"ladder-bots", "/ladder?pool=bots"}, {"api-reference", "/docs/api-reference"},
 			{"tournament-disqualified", fmt.Sprintf("/tournaments/%d", rated)},
+			{"puzzles", "/puzzles"}, {"puzzle-visitor", fmt.Sprintf("/puzzles/%d", puzzle)}, {"database", "/database"},
 		},
 		member: []tourPage{
 			{"home-member", "/"}, {"my-games", "/my/games"}, {"new-game", "/games/new"}, {"settings", "/settings"},
@@ -275,6 +295,7 @@ func newTour(t *testing.T) tour {
 			{"leave-game", fmt.Sprintf("/games/%d/leave", played)}, {"my-reliability", "/my/reliability"},
 			{"report-player", "/report/Critic"}, {"my-fairplay", "/my/fairplay"},
 			{"fairplay-queue", "/admin/fairplay"}, {"fairplay-case", fmt.Sprintf("/admin/fairplay/cases/%d", fairCase)},
+			{"puzzles-member", "/puzzles"}, {"puzzle-member", fmt.Sprintf("/puzzles/%d", puzzle)}, {"import", "/import"},
 		},
 	}
 }

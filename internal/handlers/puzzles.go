@@ -303,7 +303,7 @@ func (s *Server) puzzleView(c echo.Context, sh puzzleplay.Shown, right bool, the
 	}
 	names := seatNames(ctx, pv)
 	for i, sv := range pv.Seats {
-		seat := views.SeatView{Seat: i, Name: names[i], Me: i == pv.Viewer, Turn: i == pv.Turn, Runs: sv.Runs, CardPoints: sv.CardPoints,
+		seat := views.SeatView{Seat: i, Name: i18n.T(ctx, "Player {{.N}}", "N", i+1), Me: i == pv.Viewer, Turn: i == pv.Turn, Runs: sv.Runs, CardPoints: sv.CardPoints,
 			Tokens: "?", Score: "?", Total: pv.Totals[i], TigerHeld: sv.TigerHeld, TigerPlayed: sv.TigerPlayed, RunsText: runsText(ctx, sv.Runs)}
 		if sv.Tokens != nil {
 			seat.Tokens, seat.Score = fmt.Sprint(*sv.Tokens), fmt.Sprint(sv.CardPoints-*sv.Tokens)
@@ -337,13 +337,14 @@ func (s *Server) puzzleView(c echo.Context, sh puzzleplay.Shown, right bool, the
 	return v, nil
 }
 
-// seatNames names a puzzle's seats: "you" for the deciding seat, the
-// others by their place ("player 2").
+// seatNames names a puzzle's seats by their place at the table ("player
+// 2"), the deciding seat's with "(you)": the players' names would tell the
+// game before the attempt is over.
 func seatNames(ctx context.Context, pv engine.View) []string {
 	names := make([]string, len(pv.Seats))
 	for i := range pv.Seats {
 		if i == pv.Viewer {
-			names[i] = i18n.T(ctx, "You")
+			names[i] = i18n.T(ctx, "Player {{.N}} (you)", "N", i+1)
 		} else {
 			names[i] = i18n.T(ctx, "Player {{.N}}", "N", i+1)
 		}

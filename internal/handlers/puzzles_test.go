@@ -14,24 +14,6 @@ import (
 	"nothanks/internal/engine"
 )
 
-// seedTurningUp finds an engine seed whose deal for a game of these
-// options turns up card first before anything else: the deal is the
-// fixture; what follows from it is worked out by hand.
-func seedTurningUp(t *testing.T, o engine.Options, first int) int64 {
-	t.Helper()
-	for seed := int64(1); seed < 1_000_000; seed++ {
-		eg, err := engine.NewFromSetup(o, engine.SetupFromSeed(o, uint64(seed)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if eg.View(-1).ActiveCard == first {
-			return seed
-		}
-	}
-	t.Fatalf("no seed turns up %d first", first)
-	return 0
-}
-
 func near(got any, want float64) bool {
 	f, ok := got.(float64)
 	return ok && math.Abs(f-want) < 0.01
@@ -60,7 +42,7 @@ func TestPuzzleFromAHandBuiltPosition(t *testing.T) {
 	s := apptest.New(t, apptest.WithoutWorkers())
 	ctx := context.Background()
 	ps := verified(t, s, "Ada", "Bea", "Cyd", "Dee", "Eve")
-	seed := seedTurningUp(t, engine.Options{Players: 3, Rounds: 1, Variant: engine.Standard}, 35)
+	seed := apptest.SeedTurningUp(t, engine.Options{Players: 3, Rounds: 1, Variant: engine.Standard}, 35)
 	s.App.Games.Seeds = func() (int64, error) { return seed, nil }
 	id := newAPITable(t, ps[:3], nil)
 	s.App.Games.Seeds = nil
