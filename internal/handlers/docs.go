@@ -39,6 +39,7 @@ var docList = []views.Choice{
 	{Value: "push", Label: i18n.M("Notifications on your devices")},
 	{Value: "notation", Label: i18n.M("Games as text: the notation")},
 	{Value: "database", Label: i18n.M("Downloads, imports and the open database")},
+	{Value: "puzzles", Label: i18n.M("Puzzles")},
 	{Value: "translating", Label: i18n.M("Languages and translating")},
 }
 

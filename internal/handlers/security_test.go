@@ -168,7 +168,7 @@ func TestDocsLinkToEachOther(t *testing.T) {
 				return false
 			}
 		}
-		return len(pages) == 18
+		return len(pages) == 19
 	}() {
 		t.Errorf("/docs lists %v", pages)
 	}
