@@ -181,17 +181,26 @@ func (s *Store) CountPuzzles(ctx context.Context) (int, error) {
 // (the first to insert wins).
 func (s *Store) DailyPuzzle(ctx context.Context, day time.Time) (Puzzle, error) {
 	d := day.UTC().Format("2006-01-02")
+	var p Puzzle
+	const read = `SELECT ` + puzzleColumns + ` FROM puzzle_days d JOIN puzzles p ON p.id = d.puzzle_id WHERE d.day = $1::date`
+	// Every home page asks: the day's row is read first, and only the
+	// day's first request looks through the puzzles.
+	err := get(ctx, s.DB, &p, read, d)
+	if !errors.Is(err, sql.ErrNoRows) {
+		if err != nil {
+			return p, fmt.Errorf("db: daily puzzle: %w", err)
+		}
+		return p, nil
+	}
 	if err := exec(ctx, s.DB, "choose daily puzzle", `
 		INSERT INTO puzzle_days (day, puzzle_id)
 		SELECT $1::date, p.id FROM puzzles p
 		WHERE NOT EXISTS (SELECT 1 FROM puzzle_days d WHERE d.puzzle_id = p.id)
 		ORDER BY p.obvious, p.margin >= 0.15 DESC, abs(p.rating - 1500), p.id LIMIT 1
-		ON CONFLICT (day) DO NOTHING`, d); err != nil {
+		ON CONFLICT DO NOTHING`, d); err != nil {
 		return Puzzle{}, err
 	}
-	var p Puzzle
-	err := get(ctx, s.DB, &p, `SELECT `+puzzleColumns+` FROM puzzle_days d JOIN puzzles p ON p.id = d.puzzle_id WHERE d.day = $1::date`, d)
-	if err != nil {
+	if err := get(ctx, s.DB, &p, read, d); err != nil {
 		return p, fmt.Errorf("db: daily puzzle: %w", notFound(err))
 	}
 	return p, nil

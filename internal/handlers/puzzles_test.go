@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"nothanks/internal/apptest"
 	"nothanks/internal/engine"
@@ -215,6 +216,26 @@ func TestPuzzleFromAHandBuiltPosition(t *testing.T) {
 		_, p := dee.Do(http.MethodGet, path, nil)
 		if o := p["outcome"].(map[string]any); o["puzzle_attempts"] != 2.0 {
 			t.Errorf("a visitor's answer counted: %v", o["puzzle_attempts"])
+		}
+	})
+
+	t.Run("TheDailyPuzzleIsOneForTheDay", func(t *testing.T) {
+		st, a := dee.Do(http.MethodGet, "/api/v1/puzzles/daily", nil)
+		_, b := ps[2].Do(http.MethodGet, "/api/v1/puzzles/daily", nil)
+		if st != http.StatusOK || a["id"] == nil || a["id"] != b["id"] {
+			t.Fatalf("daily: %d %v, then %v", st, a["id"], b["id"])
+		}
+		if res := loggedIn(t, s, dee).Get("/"); !res.Has("home-puzzle") {
+			t.Error("the home page has no puzzle of the day")
+		}
+		s.Clock.Advance(24 * time.Hour)
+		var n int
+		if err := s.Store.DB.GetContext(ctx, &n, `SELECT count(*) FROM puzzles WHERE game_id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+		_, c := dee.Do(http.MethodGet, "/api/v1/puzzles/daily", nil)
+		if n > 1 && c["id"] == a["id"] {
+			t.Errorf("the next day's puzzle is the same (%d puzzles)", n)
 		}
 	})
 
