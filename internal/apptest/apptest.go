@@ -95,6 +95,9 @@ func NewOn(t testing.TB, store *db.Store, dbURL string, opts ...Option) *Server 
 	// each finished game would otherwise cost most of a second of the
 	// test machine's CPU. The defaults are measured in docs/puzzles.md.
 	a.Puzzles.Config.Screen, a.Puzzles.Config.Playouts = 100, 400
+	// Nor do the workers mine: a test that needs puzzles mines them
+	// itself (App.Puzzles.RunOnce).
+	a.NoPuzzleMining = true
 	a.Workers = !o.noWorker
 	hs := httptest.NewUnstartedServer(a.Handler)
 	hs.Config.RegisterOnShutdown(a.Shutdown)
