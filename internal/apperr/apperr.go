@@ -7,6 +7,7 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -99,6 +100,20 @@ func MessageOf(err error) string {
 	return InternalMessage
 }
 
+// Sub is a message given as another's argument (a parser's finding in
+// "Line %d: %s"), translated with it: MessageIn translates its format too.
+type Sub struct {
+	Format string
+	Args   []any
+}
+
+func (s Sub) String() string {
+	if len(s.Args) == 0 {
+		return s.Format
+	}
+	return fmt.Sprintf(s.Format, s.Args...)
+}
+
 // InternalMessage is what the user reads of an Internal error.
 const InternalMessage = "Something went wrong on our side. Please try again."
 
@@ -113,7 +128,16 @@ func MessageIn(err error, tr Translator) string {
 		if e.Format == "" {
 			return tr(e.Message)
 		}
-		return tr(e.Format, e.Args...)
+		args := e.Args
+		for i, a := range e.Args {
+			if sub, ok := a.(Sub); ok {
+				if &args[0] == &e.Args[0] {
+					args = slices.Clone(e.Args)
+				}
+				args[i] = tr(sub.Format, sub.Args...)
+			}
+		}
+		return tr(e.Format, args...)
 	}
 	return tr(InternalMessage)
 }

@@ -74,7 +74,14 @@ func (s *Service) Import(ctx context.Context, u db.User, text string) (int64, er
 func refusal(err error) error {
 	var ne *notation.Error
 	if errors.As(err, &ne) {
-		return apperr.E(apperr.Invalid, "Line %d: %s", ne.Line, ne.Msg)
+		what := apperr.Sub{Format: ne.Format, Args: ne.Args}
+		if ne.Format == "" {
+			what.Format = ne.Msg
+		}
+		if ne.Line == 0 {
+			return &apperr.Error{Code: apperr.Invalid, Message: what.String(), Format: what.Format, Args: what.Args}
+		}
+		return apperr.E(apperr.Invalid, "Line %d: %s", ne.Line, what)
 	}
 	return apperr.Wrap(err, apperr.Invalid, "The text is not a game in the notation.")
 }

@@ -86,19 +86,19 @@ func (v Variant) FixedRemoved() []int {
 // The error is an *OptionsError naming the field.
 func (o Options) Validate() error {
 	if o.Players < MinPlayers || o.Players > MaxPlayers {
-		return &OptionsError{Field: "players", Msg: fmt.Sprintf("a game has %d to %d players, not %d", MinPlayers, MaxPlayers, o.Players)}
+		return optionsError("players", "a game has %d to %d players, not %d", MinPlayers, MaxPlayers, o.Players)
 	}
 	if o.Rounds < MinRounds || o.Rounds > MaxRounds {
-		return &OptionsError{Field: "rounds", Msg: fmt.Sprintf("a game has %d to %d rounds, not %d", MinRounds, MaxRounds, o.Rounds)}
+		return optionsError("rounds", "a game has %d to %d rounds, not %d", MinRounds, MaxRounds, o.Rounds)
 	}
 	if !slices.Contains(Variants, o.Variant) {
-		return &OptionsError{Field: "variant", Msg: fmt.Sprintf("unknown variant %q", o.Variant)}
+		return optionsError("variant", "unknown variant %q", o.Variant)
 	}
 	if o.Variant != Standard && o.Players > 5 {
-		return &OptionsError{Field: "variant", Msg: fmt.Sprintf("the %s variant is for 3 to 5 players", o.Variant.Label())}
+		return optionsError("variant", "the %s variant is for 3 to 5 players", o.Variant.Label())
 	}
 	if o.Players*o.StartingTokens() > BoxTokens {
-		return &OptionsError{Field: "variant", Msg: fmt.Sprintf("%d players with %d tokens each need more than the box's %d tokens", o.Players, o.StartingTokens(), BoxTokens)}
+		return optionsError("variant", "%d players with %d tokens each need more than the box's %d tokens", o.Players, o.StartingTokens(), BoxTokens)
 	}
 	return nil
 }
@@ -122,6 +122,14 @@ func (o Options) StartingTokens() int {
 type OptionsError struct {
 	Field string
 	Msg   string
+	// Format and Args are Msg before it was filled in, for a reader's
+	// language.
+	Format string
+	Args   []any
+}
+
+func optionsError(field, format string, args ...any) *OptionsError {
+	return &OptionsError{Field: field, Msg: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 func (e *OptionsError) Error() string { return "engine: invalid options: " + e.Msg }

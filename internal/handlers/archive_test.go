@@ -219,6 +219,13 @@ func TestImportRefusals(t *testing.T) {
 	if page := c.Get("/import"); page.Has("imported-game") {
 		t.Errorf("a refused import was stored")
 	}
+	// In Spanish the line and what is wrong there are Spanish too.
+	c.PostForm("/lang", url.Values{"lang": {"es"}, "next": {"/import"}})
+	res = c.PostForm("/import", url.Values{"notation": {wrongPot}})
+	if got := res.TestID("error-notation"); res.Status != http.StatusUnprocessableEntity || !strings.Contains(got, "Línea 11: B toma la carta 33 con 4 fichas encima, no 5") {
+		t.Errorf("the refusal in Spanish: %d %q", res.Status, got)
+	}
+	c.PostForm("/lang", url.Values{"lang": {"en"}, "next": {"/import"}})
 	// The form imports a good one and shows the game.
 	res = c.PostForm("/import", url.Values{"notation": {handWritten}})
 	if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/games/") {

@@ -93,6 +93,10 @@ type ParseOptions struct {
 type Error struct {
 	Line int
 	Msg  string
+	// Format and Args are Msg before it was filled in, for a reader's
+	// language (Msg is Format filled in, in English).
+	Format string
+	Args   []any
 	// Err is the engine's error behind the problem, if there is one (a
 	// *engine.RuleError or an *engine.OptionsError).
 	Err error

@@ -70,7 +70,7 @@ type scoreLine struct {
 }
 
 func errorf(line int, format string, args ...any) *Error {
-	return &Error{Line: line, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Line: line, Msg: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 func parseGame(lines []rawLine, opts ParseOptions) (*Parsed, error) {
@@ -301,17 +301,19 @@ func (p *parser) tags(tags []rawTag) *Error {
 		if !errors.As(err, &oe) {
 			return &Error{Line: players.line, Msg: err.Error(), Err: err}
 		}
-		line, msg := players.line, oe.Msg
+		line := players.line
 		switch {
 		case oe.Field == "rounds":
 			line = p.roundsTag
 		case oe.Field == "variant" && variant != nil:
 			line = variant.line
 		}
+		e := errorf(line, oe.Format, oe.Args...)
 		if oe.Field == "variant" && !slices.Contains(engine.Variants, o.Variant) {
-			msg += ": the variants are standard, amigo, amigo-high and tactical"
+			e = errorf(line, "unknown variant %q: the variants are standard, amigo, amigo-high and tactical", o.Variant)
 		}
-		return &Error{Line: line, Msg: msg, Err: err}
+		e.Err = err
+		return e
 	}
 	n := p.o.Players
 	for _, t := range tags {
@@ -472,14 +474,20 @@ func (p *parser) roundHeader(line int, s string) *Error {
 	next := len(p.rounds) + 1
 	if next > 1 {
 		if prev := p.rounds[next-2]; len(prev.cards) < engine.DeckCards {
-			return errorf(line, "round %d turns up only %s before round %d starts: every round turns up %d", prev.number, plural(len(prev.cards), "card"), next, engine.DeckCards)
+			if len(prev.cards) == 1 {
+				return errorf(line, "round %d turns up only 1 card before round %d starts: every round turns up %d", prev.number, next, engine.DeckCards)
+			}
+			return errorf(line, "round %d turns up only %d cards before round %d starts: every round turns up %d", prev.number, len(prev.cards), next, engine.DeckCards)
 		}
 	}
 	switch {
 	case num != next:
 		return errorf(line, "the next round is round %d, not round %d", next, num)
 	case p.roundsTag != 0 && num > p.o.Rounds:
-		return errorf(line, "the game has %s (the Rounds tag), so there is no round %d", plural(p.o.Rounds, "round"), num)
+		if p.o.Rounds == 1 {
+			return errorf(line, "the game has 1 round (the Rounds tag), so there is no round %d", num)
+		}
+		return errorf(line, "the game has %d rounds (the Rounds tag), so there is no round %d", p.o.Rounds, num)
 	case num > engine.MaxRounds:
 		return errorf(line, "a game has at most %d rounds, so there is no round %d", engine.MaxRounds, num)
 	case seat >= p.o.Players:
@@ -584,20 +592,27 @@ func parseDecision(s string) (decision, bool) {
 }
 
 // over returns the round in play if its 24 cards are turned up, or why a
-// line that needs a round over (what) may not come yet.
-func (p *parser) over(line int, what string) (*roundText, *Error) {
+// line that needs a round over (the removed cards' line, or else a score
+// line) may not come yet.
+func (p *parser) over(line int, removed bool) (*roundText, *Error) {
 	if len(p.rounds) == 0 {
-		return nil, errorf(line, "%s come once a round is over, after its header and its %d cards", what, engine.DeckCards)
+		if removed {
+			return nil, errorf(line, "the removed cards come once a round is over, after its header and its %d cards", engine.DeckCards)
+		}
+		return nil, errorf(line, "the score lines come once a round is over, after its header and its %d cards", engine.DeckCards)
 	}
 	rt := p.rounds[len(p.rounds)-1]
 	if len(rt.cards) < engine.DeckCards {
-		return nil, errorf(line, "%s come once round %d is over, but it has turned up only %d of its %d cards", what, rt.number, len(rt.cards), engine.DeckCards)
+		if removed {
+			return nil, errorf(line, "the removed cards come once round %d is over, but it has turned up only %d of its %d cards", rt.number, len(rt.cards), engine.DeckCards)
+		}
+		return nil, errorf(line, "the score lines come once round %d is over, but it has turned up only %d of its %d cards", rt.number, len(rt.cards), engine.DeckCards)
 	}
 	return rt, nil
 }
 
 func (p *parser) removedLine(line int, s string) *Error {
-	rt, err := p.over(line, "the removed cards")
+	rt, err := p.over(line, true)
 	if err != nil {
 		return err
 	}
@@ -649,7 +664,7 @@ func (p *parser) scoreLine(line int, s string) *Error {
 		return errorf(line, "a score line is written score A: 3 4 5 15 29 = 47 points, 11 tokens, 36 (the cards, = the card points, the tokens left and the round's score)")
 	}
 	sl.line = line
-	rt, err := p.over(line, "the score lines")
+	rt, err := p.over(line, false)
 	if err != nil {
 		return err
 	}
@@ -772,7 +787,9 @@ func (p *parser) replay() (*Parsed, error) {
 	g, err := engine.NewFromSetup(p.o, out.Setup)
 	if err != nil {
 		// The form's checks make every deal legal; this is a safeguard.
-		return nil, &Error{Line: p.rounds[0].line, Msg: "the deals are not legal: " + err.Error(), Err: err}
+		e := errorf(p.rounds[0].line, "the deals are not legal: %s", err.Error())
+		e.Err = err
+		return nil, e
 	}
 	n := 0
 	for _, rt := range p.rounds {
@@ -786,7 +803,10 @@ func (p *parser) replay() (*Parsed, error) {
 			for _, d := range cl.decisions {
 				// A take out of turn is the engine's to refuse, before its pot.
 				if d.kind == engine.Take && d.pot >= 0 && d.pot != g.Pot() && d.seat == g.Turn() {
-					return nil, errorf(cl.line, "%s takes card %d with %s on it, not %d", letter(d.seat), cl.card, plural(g.Pot(), "token"), d.pot)
+					if g.Pot() == 1 {
+						return nil, errorf(cl.line, "%s takes card %d with 1 token on it, not %d", letter(d.seat), cl.card, d.pot)
+					}
+					return nil, errorf(cl.line, "%s takes card %d with %d tokens on it, not %d", letter(d.seat), cl.card, g.Pot(), d.pot)
 				}
 				a := engine.Action{Seat: d.seat, Kind: d.kind, Timeout: d.timeout}
 				if err := g.Apply(a); err != nil {
@@ -819,28 +839,37 @@ func (p *parser) replay() (*Parsed, error) {
 // ruleError says in the game's words why the engine refused a decision.
 func ruleError(line int, g *engine.Game, card int, d decision, err error) *Error {
 	who := letter(d.seat)
-	verb := map[engine.ActionKind]string{engine.Pass: "pass", engine.Take: "take card " + strconv.Itoa(card),
-		engine.LayTiger: "lay the Tiger", engine.Leave: "leave"}[d.kind]
-	var msg string
+	var e *Error
 	switch {
 	case errors.Is(err, engine.ErrNotYourTurn):
-		msg = fmt.Sprintf("%s may not %s now: it is %s's turn", who, verb, letter(g.Turn()))
+		switch d.kind {
+		case engine.Pass:
+			e = errorf(line, "%s may not pass now: it is %s's turn", who, letter(g.Turn()))
+		case engine.Take:
+			e = errorf(line, "%s may not take card %d now: it is %s's turn", who, card, letter(g.Turn()))
+		case engine.LayTiger:
+			e = errorf(line, "%s may not lay the Tiger now: it is %s's turn", who, letter(g.Turn()))
+		default:
+			e = errorf(line, "%s may not leave now: it is %s's turn", who, letter(g.Turn()))
+		}
 	case errors.Is(err, engine.ErrNoTokens):
-		msg = fmt.Sprintf("%s may not pass: %s has no tokens left, so must take card %d", who, who, card)
+		e = errorf(line, "%s may not pass: %s has no tokens left, so must take card %d", who, who, card)
 	case errors.Is(err, engine.ErrNoTiger):
-		msg = fmt.Sprintf("%s may not lay the Tiger: the game is played without the Hidden Tiger", who)
+		e = errorf(line, "%s may not lay the Tiger: the game is played without the Hidden Tiger", who)
 	case errors.Is(err, engine.ErrTigerPlayed):
-		msg = fmt.Sprintf("%s may not lay the Tiger: %s has laid it already this round", who, who)
+		e = errorf(line, "%s may not lay the Tiger: %s has laid it already this round", who, who)
 	case errors.Is(err, engine.ErrLeft) && g.Left(d.seat):
-		msg = fmt.Sprintf("%s may not leave: %s has left the game already", who, who)
+		e = errorf(line, "%s may not leave: %s has left the game already", who, who)
 	case errors.Is(err, engine.ErrLeft):
-		msg = fmt.Sprintf("%s may not leave: %s has abandoned the game already, letting time run out %d times", who, who, engine.MaxTimeouts)
+		e = errorf(line, "%s may not leave: %s has abandoned the game already, letting time run out %d times", who, who, engine.MaxTimeouts)
 	case errors.Is(err, engine.ErrGameOver):
-		msg = "the game is over already"
+		e = errorf(line, "the game is over already")
 	default:
-		msg = fmt.Sprintf("%s may not %s: %s", who, verb, err.Error())
+		e = errorf(line, "%s may not %s: %s", who, map[engine.ActionKind]string{engine.Pass: "pass", engine.Take: "take card " + strconv.Itoa(card),
+			engine.LayTiger: "lay the Tiger", engine.Leave: "leave"}[d.kind], err.Error())
 	}
-	return &Error{Line: line, Msg: msg, Err: err}
+	e.Err = err
+	return e
 }
 
 // checkScores compares a round's score lines with the engine's scoring.
@@ -866,9 +895,15 @@ func checkScores(rt *roundText, res engine.RoundResult) *Error {
 		case sl.points != res.CardPoints[seat]:
 			return errorf(sl.line, "%s's card points in round %d are %d (a run counts only its lowest card), not %d", who, r, res.CardPoints[seat], sl.points)
 		case sl.tokens != res.Tokens[seat]:
-			return errorf(sl.line, "%s has %s left at the end of round %d, not %d", who, plural(res.Tokens[seat], "token"), r, sl.tokens)
+			if res.Tokens[seat] == 1 {
+				return errorf(sl.line, "%s has 1 token left at the end of round %d, not %d", who, r, sl.tokens)
+			}
+			return errorf(sl.line, "%s has %d tokens left at the end of round %d, not %d", who, res.Tokens[seat], r, sl.tokens)
 		case sl.score != res.Scores[seat]:
-			return errorf(sl.line, "%s's score in round %d is %d (%d card points less %s), not %d", who, r, res.Scores[seat], res.CardPoints[seat], plural(res.Tokens[seat], "token"), sl.score)
+			if res.Tokens[seat] == 1 {
+				return errorf(sl.line, "%s's score in round %d is %d (%d card points less 1 token), not %d", who, r, res.Scores[seat], res.CardPoints[seat], sl.score)
+			}
+			return errorf(sl.line, "%s's score in round %d is %d (%d card points less %d tokens), not %d", who, r, res.Scores[seat], res.CardPoints[seat], res.Tokens[seat], sl.score)
 		}
 	}
 	return nil
@@ -886,12 +921,4 @@ func cardList(cards []int) string {
 		b.WriteString(strconv.Itoa(c))
 	}
 	return b.String()
-}
-
-// plural is a count and its noun: 1 token, 2 tokens.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

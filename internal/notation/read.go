@@ -19,18 +19,18 @@ func ParseWith(r io.Reader, o ParseOptions) (*Parsed, error) {
 		return nil, err
 	}
 	if len(data) > MaxText {
-		return nil, &Error{Msg: "the file is over 1 MiB"}
+		return nil, errorf(0, "the file is over 1 MiB")
 	}
 	rd := NewReader(bytes.NewReader(data), o)
 	p, err := rd.Next()
 	if errors.Is(err, io.EOF) {
-		return nil, &Error{Msg: "the text is empty: it holds no game"}
+		return nil, errorf(0, "the text is empty: it holds no game")
 	}
 	if err != nil {
 		return nil, err
 	}
 	if rd.pending != nil {
-		return nil, &Error{Line: rd.pending.n, Msg: "a second game starts here (a tag after the moves), but the text should hold one game"}
+		return nil, errorf(rd.pending.n, "a second game starts here (a tag after the moves), but the text should hold one game")
 	}
 	return p, nil
 }
@@ -115,7 +115,7 @@ func (r *Reader) Next() (*Parsed, error) {
 		return nil, io.EOF
 	}
 	if over {
-		return nil, &Error{Line: first, Msg: "the game that starts here is over 1 MiB"}
+		return nil, errorf(first, "the game that starts here is over 1 MiB")
 	}
 	return parseGame(lines, r.opts)
 }

@@ -37,6 +37,9 @@ var calls = map[string]struct{ id, one int }{
 	"trn": {2, 1}, "trnh": {2, 1}, "i18n.N": {2, 1}, "i18n.NIn": {2, 1},
 	"apperr.E": {1, -1}, "apperr.Wrap": {2, -1}, "echo.NewHTTPError": {1, -1},
 	"f.Add": {1, -1}, "fields.Add": {1, -1}, "field": {0, -1},
+	// The notation's findings and the engine's refusals of options keep
+	// their formats for the reader's language (apperr.Sub).
+	"errorf": {1, -1}, "optionsError": {1, -1},
 }
 
 // Scan reads every Go file under root (not tests, not vendored) and
