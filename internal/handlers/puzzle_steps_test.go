@@ -38,10 +38,7 @@ func TestAPuzzleOfTwoDecisions(t *testing.T) {
 	s := apptest.New(t, apptest.WithoutWorkers())
 	ctx := context.Background()
 	ps := verified(t, s, "Ada", "Bea", "Cyd", "Dee", "Eve")
-	seed := apptest.SeedTurningUp(t, engine.Options{Players: 3, Rounds: 1, Variant: engine.Standard}, 35)
-	s.App.Games.Seeds = func() (int64, error) { return seed, nil }
-	id := newAPITable(t, ps[:3], nil)
-	s.App.Games.Seeds = nil
+	id := tableTurningUp(t, s, ps[:3], 35)
 
 	// Three passes, then the first player decides again and takes.
 	var order []int // the seats in the order they decided

@@ -20,6 +20,16 @@ func near(got any, want float64) bool {
 	return ok && math.Abs(f-want) < 0.01
 }
 
+// tableTurningUp starts a one-round standard game of the players (three)
+// through the API whose first card turned up is card.
+func tableTurningUp(t *testing.T, s *apptest.Server, players []*apptest.API, card int) int64 {
+	t.Helper()
+	seed := apptest.SeedTurningUp(t, engine.Options{Players: len(players), Rounds: 1, Variant: engine.Standard}, card)
+	s.App.Games.Seeds = func() (int64, error) { return seed, nil }
+	defer func() { s.App.Games.Seeds = nil }()
+	return newAPITable(t, players, nil)
+}
+
 // TestPuzzleFromAHandBuiltPosition plays a three-player, one-round game
 // whose first card is 35 and whose first player takes it with nothing on
 // it, then solves the puzzle mined from that decision as two members (one
@@ -43,10 +53,7 @@ func TestPuzzleFromAHandBuiltPosition(t *testing.T) {
 	s := apptest.New(t, apptest.WithoutWorkers())
 	ctx := context.Background()
 	ps := verified(t, s, "Ada", "Bea", "Cyd", "Dee", "Eve")
-	seed := apptest.SeedTurningUp(t, engine.Options{Players: 3, Rounds: 1, Variant: engine.Standard}, 35)
-	s.App.Games.Seeds = func() (int64, error) { return seed, nil }
-	id := newAPITable(t, ps[:3], nil)
-	s.App.Games.Seeds = nil
+	id := tableTurningUp(t, s, ps[:3], 35)
 
 	// The first player takes 35; the rest of the game is played out.
 	decider := -1
