@@ -99,15 +99,40 @@ func (s *Service) PlayerGames(ctx context.Context, viewerID *int64, player strin
 }
 
 // each writes every game a query picks to w, batch by batch, and calls
-// seen (if set) with each game written; it returns how many it wrote.
+// seen (if set) with each game written; it returns how many it wrote. The
+// next batch is read from Postgres while this one is written out (a
+// month's file: the reads and the notation with its gzip take a core
+// each, one after the other they took the sum).
 func (s *Service) each(ctx context.Context, q db.ArchiveQuery, w io.Writer, seen func(db.ArchivedGame)) (int, error) {
-	n := 0
-	for {
-		gs, err := s.store.ArchiveGames(ctx, q)
-		if err != nil {
-			return n, apperr.Wrap(err, apperr.Internal, "could not read the games")
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type batch struct {
+		games []db.ArchivedGame
+		err   error
+	}
+	batches := make(chan batch, 1)
+	go func() {
+		defer close(batches)
+		for {
+			gs, err := s.store.ArchiveGames(ctx, q)
+			select {
+			case batches <- batch{gs, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || len(gs) < q.Limit {
+				return
+			}
+			last := gs[len(gs)-1].Game
+			q.AfterFinished, q.AfterID = *last.FinishedAt, last.ID
 		}
-		for _, g := range gs {
+	}()
+	n := 0
+	for b := range batches {
+		if b.err != nil {
+			return n, apperr.Wrap(b.err, apperr.Internal, "could not read the games")
+		}
+		for _, g := range b.games {
 			if err := s.write(w, g, n > 0); err != nil {
 				return n, err
 			}
@@ -116,12 +141,12 @@ func (s *Service) each(ctx context.Context, q db.ArchiveQuery, w io.Writer, seen
 			}
 			n++
 		}
-		if len(gs) < q.Limit {
-			return n, nil
-		}
-		last := gs[len(gs)-1].Game
-		q.AfterFinished, q.AfterID = *last.FinishedAt, last.ID
 	}
+	// The reader stops early only when the caller's context ended.
+	if err := ctx.Err(); err != nil {
+		return n, apperr.Wrap(err, apperr.Internal, "could not read the games")
+	}
+	return n, nil
 }
 
 // write writes one game read whole, after a blank line unless it is the
