@@ -249,7 +249,7 @@ func newTour(t *testing.T) tour {
 	// them already: wait for it), and the puzzle of the day on the home
 	// page.
 	var puzzle int64
-	for deadline := time.Now().Add(time.Minute); ; {
+	for deadline := time.Now().Add(4 * time.Minute); ; {
 		// Each run mines a few queued games; those may hold no puzzle.
 		if _, err := s.App.Puzzles.RunOnce(context.Background()); err != nil {
 			t.Fatal(err)
@@ -261,7 +261,9 @@ func newTour(t *testing.T) tour {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("no puzzle was mined from the finished games")
+			var why []string
+			_ = s.Store.DB.Select(&why, `SELECT status || ' ' || attempts || ' ' || last_error FROM puzzle_mining`)
+			t.Fatalf("no puzzle was mined from the finished games (mining: %q)", why)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
